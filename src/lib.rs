@@ -1,0 +1,35 @@
+//! # fencing-lab
+//!
+//! Why a lease lock needs fencing tokens, as a library and a terminal teaching tool.
+//!
+//! The library half is a [`LockService`] that grants leases, each with a fencing token from one
+//! service-wide counter that only goes up, and a [`FencedStorage`] that rejects any write whose
+//! token is lower than the highest its key has accepted. Both read time only through a [`Clock`].
+//!
+//! ```
+//! use fencing_lab::{FencedStorage, LockService, ManualClock};
+//!
+//! let clock = ManualClock::new(0.0);
+//! let mut locks = LockService::with_defaults(clock.clone());
+//! let mut storage = FencedStorage::new();
+//!
+//! let lease_1 = locks.acquire("file", "client-1").unwrap();    // token 1
+//! clock.advance(15.0);                                         // client 1 freezes in GC
+//! let lease_2 = locks.acquire("file", "client-2").unwrap();    // token 2
+//! storage.write("file", "client 2's data", lease_2.token).unwrap();
+//! // Client 1 wakes, still sure it holds the lock, and writes: rejected.
+//! assert!(storage.write("file", "client 1's data", lease_1.token).is_err());
+//! assert_eq!(storage.read("file"), Some("client 2's data"));
+//! ```
+
+mod clock;
+mod lock;
+mod storage;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use lock::{
+    ConfigError, Lease, LeaseError, LockService, DEFAULT_FIRST_TOKEN, DEFAULT_LEASE_SECONDS,
+};
+pub use storage::{
+    CheckedStorage, FenceCheck, FencedStorage, StaleToken, StoredValue, WriteReceipt,
+};

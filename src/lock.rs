@@ -1,0 +1,394 @@
+//! The lock service: leases with one service-wide, ever-increasing fencing token counter.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::clock::Clock;
+
+/// The lease length the lesson uses: 10 seconds.
+pub const DEFAULT_LEASE_SECONDS: f64 = 10.0;
+
+/// The token of the service's first grant.
+pub const DEFAULT_FIRST_TOKEN: u64 = 1;
+
+/// One grant of a lock: who holds it, with which fencing token, and until when.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lease {
+    /// The lock's name.
+    pub name: String,
+    /// The client the lock was granted to.
+    pub client_id: String,
+    /// The fencing token of this grant; a later grant always has a higher one.
+    pub token: u64,
+    /// When the lock was granted, in clock seconds.
+    pub granted_at: f64,
+    /// The first moment at which the lease is no longer live (`now < expires_at` is live).
+    pub expires_at: f64,
+}
+
+impl Lease {
+    /// Whether the lease is still live at time `now`.
+    ///
+    /// ```
+    /// # use fencing_lab::Lease;
+    /// let lease = Lease { name: "file".into(), client_id: "client-1".into(), token: 1,
+    ///                     granted_at: 0.0, expires_at: 10.0 };
+    /// assert!(lease.is_live_at(9.999));
+    /// assert!(!lease.is_live_at(10.0));
+    /// ```
+    pub fn is_live_at(&self, now: f64) -> bool {
+        now < self.expires_at
+    }
+}
+
+/// Why a `renew` or `release` was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LeaseError {
+    /// The client holds no lease on the lock: never granted, or already released.
+    NotHeld { lock: String, client_id: String },
+    /// The client's lease ran out; it must acquire again and will get a new token.
+    Expired {
+        lock: String,
+        client_id: String,
+        token: u64,
+        expired_at: f64,
+    },
+    /// Another client holds a live lease on the lock.
+    HeldByOther {
+        lock: String,
+        client_id: String,
+        holder: String,
+    },
+    /// The client id matches but the token is not the one of its current grant.
+    WrongToken {
+        lock: String,
+        client_id: String,
+        token: u64,
+        current: u64,
+    },
+    /// The clock returned NaN or an infinity, so the service would not act on it.
+    ClockNotFinite { reading: f64 },
+}
+
+impl LeaseError {
+    /// A short, stable code for machine-readable output (the JSON `reason` field).
+    pub fn code(&self) -> &'static str {
+        match self {
+            LeaseError::NotHeld { .. } => "not_held",
+            LeaseError::Expired { .. } => "expired",
+            LeaseError::HeldByOther { .. } => "held_by_other",
+            LeaseError::WrongToken { .. } => "wrong_token",
+            LeaseError::ClockNotFinite { .. } => "clock_not_finite",
+        }
+    }
+}
+
+impl fmt::Display for LeaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LeaseError::NotHeld { lock, client_id } => write!(
+                f,
+                "{client_id} does not hold lock '{lock}'; it must acquire the lock first"
+            ),
+            LeaseError::Expired {
+                lock,
+                client_id,
+                token,
+                expired_at,
+            } => write!(
+                f,
+                "{client_id}'s lease on '{lock}' with token {token} expired at {expired_at} s; \
+                 it must acquire the lock again and will get a new token"
+            ),
+            LeaseError::HeldByOther {
+                lock,
+                client_id,
+                holder,
+            } => write!(f, "lock '{lock}' is held by {holder}, not by {client_id}"),
+            LeaseError::WrongToken {
+                lock,
+                client_id,
+                token,
+                current,
+            } => write!(
+                f,
+                "token {token} is not {client_id}'s current lease on '{lock}', which has token {current}"
+            ),
+            LeaseError::ClockNotFinite { reading } => write!(
+                f,
+                "the clock read {reading}, not a finite time, so the lock service refused to act"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LeaseError {}
+
+/// A lock service setting that cannot work.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConfigError {
+    /// `lease_seconds` was zero, negative, NaN or infinite.
+    LeaseSeconds(f64),
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::LeaseSeconds(value) => write!(
+                f,
+                "lease_seconds must be a finite number of seconds greater than 0, got {value}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The latest grant of one lock name, kept after expiry (to explain refusals) and after release
+/// (so the next grant reuses its allocations).
+#[derive(Debug)]
+struct Grant {
+    client_id: String,
+    token: u64,
+    granted_at: f64,
+    expires_at: f64,
+    released: bool,
+}
+
+impl Grant {
+    fn is_live_at(&self, now: f64) -> bool {
+        !self.released && now < self.expires_at
+    }
+}
+
+/// A lease lock service with one fencing token counter shared by every lock name.
+///
+/// ```
+/// use fencing_lab::{LockService, ManualClock};
+/// let clock = ManualClock::new(0.0);
+/// let mut locks = LockService::with_defaults(clock.clone());
+/// let first = locks.acquire("file", "client-1").unwrap();
+/// assert_eq!(first.token, 1);
+/// assert!(locks.acquire("file", "client-2").is_none()); // the lease is live
+/// clock.advance(10.0);                                   // exactly at expiry: free
+/// let second = locks.acquire("file", "client-2").unwrap();
+/// assert_eq!(second.token, 2);
+/// ```
+#[derive(Debug)]
+pub struct LockService<C: Clock> {
+    clock: C,
+    lease_seconds: f64,
+    next_token: Option<u64>,
+    grants: HashMap<String, Grant>,
+    /// The highest finite clock reading seen (f64 bits), so a clock that steps back cannot revive
+    /// a lease. Atomic because read-only queries like `holder` count as readings too.
+    high_water: AtomicU64,
+}
+
+impl<C: Clock> LockService<C> {
+    /// A service whose leases last `lease_seconds` and whose first grant gets `first_token`.
+    ///
+    /// # Errors
+    /// [`ConfigError::LeaseSeconds`] unless `lease_seconds` is finite and greater than 0.
+    pub fn new(clock: C, lease_seconds: f64, first_token: u64) -> Result<Self, ConfigError> {
+        if !(lease_seconds.is_finite() && lease_seconds > 0.0) {
+            return Err(ConfigError::LeaseSeconds(lease_seconds));
+        }
+        Ok(LockService {
+            clock,
+            lease_seconds,
+            next_token: Some(first_token),
+            grants: HashMap::new(),
+            high_water: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
+        })
+    }
+
+    /// A service with the lesson's defaults: 10-second leases, first token 1.
+    pub fn with_defaults(clock: C) -> Self {
+        match Self::new(clock, DEFAULT_LEASE_SECONDS, DEFAULT_FIRST_TOKEN) {
+            Ok(service) => service,
+            Err(_) => unreachable!("the default lease length is valid"),
+        }
+    }
+
+    /// Grants `name` to `client_id` if no live lease holds it, with the next fencing token.
+    ///
+    /// Returns `None` when the lock has a live lease (even the caller's own: use
+    /// [`renew`](Self::renew)), when the clock reading is not finite, or when the token space is
+    /// used up. A refused acquire uses no token.
+    pub fn acquire(&mut self, name: &str, client_id: &str) -> Option<Lease> {
+        let now = self.observe().ok()?;
+        let token = self.next_token?;
+        let expires_at = now + self.lease_seconds;
+        match self.grants.get_mut(name) {
+            Some(grant) if grant.is_live_at(now) => return None,
+            Some(grant) => {
+                grant.client_id.clear();
+                grant.client_id.push_str(client_id);
+                grant.token = token;
+                grant.granted_at = now;
+                grant.expires_at = expires_at;
+                grant.released = false;
+            }
+            None => {
+                self.grants.insert(
+                    name.to_owned(),
+                    Grant {
+                        client_id: client_id.to_owned(),
+                        token,
+                        granted_at: now,
+                        expires_at,
+                        released: false,
+                    },
+                );
+            }
+        }
+        // Never wrap: after u64::MAX has been handed out, the service grants nothing more.
+        self.next_token = token.checked_add(1);
+        Some(Lease {
+            name: name.to_owned(),
+            client_id: client_id.to_owned(),
+            token,
+            granted_at: now,
+            expires_at,
+        })
+    }
+
+    /// Extends the caller's live lease to `now + lease_seconds`, keeping its token.
+    ///
+    /// # Errors
+    /// A [`LeaseError`] saying why, and nothing changes: the lease expired (even if nobody took
+    /// the lock since), someone else holds it, the token is not the current grant's, the client
+    /// holds nothing, or the clock reading is not finite.
+    pub fn renew(&mut self, name: &str, client_id: &str, token: u64) -> Result<Lease, LeaseError> {
+        let now = self.observe()?;
+        let lease_seconds = self.lease_seconds;
+        let grant = Self::check_holder(&mut self.grants, name, client_id, token, now)?;
+        grant.expires_at = now + lease_seconds;
+        Ok(Lease {
+            name: name.to_owned(),
+            client_id: client_id.to_owned(),
+            token,
+            granted_at: grant.granted_at,
+            expires_at: grant.expires_at,
+        })
+    }
+
+    /// Frees the lock if the caller holds its live lease with `token`.
+    ///
+    /// # Errors
+    /// As for [`renew`](Self::renew): a late release never frees someone else's lock, nor a newer
+    /// grant to the same client id.
+    pub fn release(&mut self, name: &str, client_id: &str, token: u64) -> Result<(), LeaseError> {
+        let now = self.observe()?;
+        let grant = Self::check_holder(&mut self.grants, name, client_id, token, now)?;
+        grant.released = true;
+        Ok(())
+    }
+
+    /// The client holding a live lease on `name`, if any (`None` too while the clock reads
+    /// non-finite, since liveness cannot be judged then).
+    pub fn holder(&self, name: &str) -> Option<&str> {
+        let now = self.peek()?;
+        self.grants
+            .get(name)
+            .filter(|grant| grant.is_live_at(now))
+            .map(|grant| grant.client_id.as_str())
+    }
+
+    /// The live lease on `name`, if any.
+    pub fn lease(&self, name: &str) -> Option<Lease> {
+        let now = self.peek()?;
+        let grant = self.grants.get(name).filter(|g| g.is_live_at(now))?;
+        Some(Lease {
+            name: name.to_owned(),
+            client_id: grant.client_id.clone(),
+            token: grant.token,
+            granted_at: grant.granted_at,
+            expires_at: grant.expires_at,
+        })
+    }
+
+    /// The token the next grant will carry, or `None` once the token space is used up.
+    pub fn next_token(&self) -> Option<u64> {
+        self.next_token
+    }
+
+    /// How long each lease lasts, in seconds.
+    pub fn lease_seconds(&self) -> f64 {
+        self.lease_seconds
+    }
+
+    /// The service's notion of now: the highest finite clock reading seen, including this one.
+    pub fn now(&self) -> Option<f64> {
+        self.peek()
+    }
+
+    /// Reads the clock and raises the high-water mark; refuses non-finite readings.
+    fn observe(&self) -> Result<f64, LeaseError> {
+        let reading = self.clock.now();
+        if !reading.is_finite() {
+            return Err(LeaseError::ClockNotFinite { reading });
+        }
+        let previous = self
+            .high_water
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |bits| {
+                (reading > f64::from_bits(bits)).then_some(reading.to_bits())
+            });
+        Ok(match previous {
+            Ok(_) => reading,
+            Err(bits) => f64::from_bits(bits),
+        })
+    }
+
+    fn peek(&self) -> Option<f64> {
+        self.observe().ok()
+    }
+
+    /// The caller's grant, if it is the live lease on `name` with `token`.
+    fn check_holder<'a>(
+        grants: &'a mut HashMap<String, Grant>,
+        name: &str,
+        client_id: &str,
+        token: u64,
+        now: f64,
+    ) -> Result<&'a mut Grant, LeaseError> {
+        let not_held = || LeaseError::NotHeld {
+            lock: name.to_owned(),
+            client_id: client_id.to_owned(),
+        };
+        let grant = match grants.get_mut(name) {
+            Some(grant) if !grant.released => grant,
+            _ => return Err(not_held()),
+        };
+        if grant.client_id != client_id {
+            return Err(if grant.is_live_at(now) {
+                LeaseError::HeldByOther {
+                    lock: name.to_owned(),
+                    client_id: client_id.to_owned(),
+                    holder: grant.client_id.clone(),
+                }
+            } else {
+                not_held()
+            });
+        }
+        if grant.token != token {
+            return Err(LeaseError::WrongToken {
+                lock: name.to_owned(),
+                client_id: client_id.to_owned(),
+                token,
+                current: grant.token,
+            });
+        }
+        if !grant.is_live_at(now) {
+            return Err(LeaseError::Expired {
+                lock: name.to_owned(),
+                client_id: client_id.to_owned(),
+                token,
+                expired_at: grant.expires_at,
+            });
+        }
+        Ok(grant)
+    }
+}

@@ -1,0 +1,550 @@
+//! Every rule of SPEC.md section 2, one test each (or more), each able to fail.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use fencing_lab::{
+    Clock, ConfigError, FencedStorage, LeaseError, LockService, ManualClock, SystemClock,
+    DEFAULT_FIRST_TOKEN, DEFAULT_LEASE_SECONDS,
+};
+
+fn service(clock: &ManualClock) -> LockService<ManualClock> {
+    LockService::with_defaults(clock.clone())
+}
+
+// ---------------------------------------------------------------- clocks
+
+#[test]
+fn manual_clock_clones_share_one_time() {
+    let clock = ManualClock::new(3.0);
+    let other = clock.clone();
+    other.advance(1.5);
+    assert_eq!(clock.now(), 4.5);
+    clock.set(1.0);
+    assert_eq!(other.now(), 1.0);
+}
+
+#[test]
+fn manual_clock_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<ManualClock>();
+    assert_send_sync::<SystemClock>();
+}
+
+#[test]
+#[should_panic(expected = "finite")]
+fn manual_clock_set_rejects_nan() {
+    ManualClock::new(0.0).set(f64::NAN);
+}
+
+#[test]
+#[should_panic(expected = "non-negative")]
+fn manual_clock_advance_rejects_negative() {
+    ManualClock::new(0.0).advance(-1.0);
+}
+
+#[test]
+#[should_panic(expected = "finite")]
+fn manual_clock_new_rejects_infinity() {
+    ManualClock::new(f64::INFINITY);
+}
+
+#[test]
+fn system_clock_is_monotonic() {
+    let clock = SystemClock::new();
+    let mut last = clock.now();
+    for _ in 0..1000 {
+        let now = clock.now();
+        assert!(now >= last);
+        last = now;
+    }
+}
+
+#[test]
+fn lock_service_takes_every_kind_of_clock_handle() {
+    let clock = ManualClock::new(0.0);
+    assert!(LockService::with_defaults(&clock)
+        .acquire("a", "c")
+        .is_some());
+    assert!(LockService::with_defaults(Arc::new(clock.clone()))
+        .acquire("a", "c")
+        .is_some());
+    assert!(LockService::with_defaults(Rc::new(clock.clone()))
+        .acquire("a", "c")
+        .is_some());
+    let boxed: Box<dyn Clock> = Box::new(clock.clone());
+    assert!(LockService::with_defaults(boxed)
+        .acquire("a", "c")
+        .is_some());
+
+    struct Fixed;
+    impl Clock for Fixed {
+        fn now(&self) -> f64 {
+            42.0
+        }
+    }
+    let lease = LockService::with_defaults(Fixed).acquire("a", "c").unwrap();
+    assert_eq!(lease.granted_at, 42.0);
+    assert_eq!(lease.expires_at, 52.0);
+}
+
+// ---------------------------------------------------------------- configuration
+
+#[test]
+fn defaults_are_the_lessons() {
+    assert_eq!(DEFAULT_LEASE_SECONDS, 10.0);
+    assert_eq!(DEFAULT_FIRST_TOKEN, 1);
+    let clock = ManualClock::new(0.0);
+    let lease = service(&clock).acquire("file", "client-1").unwrap();
+    assert_eq!((lease.token, lease.expires_at), (1, 10.0));
+}
+
+#[test]
+fn bad_lease_lengths_are_config_errors() {
+    for bad in [0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let result = LockService::new(ManualClock::new(0.0), bad, 1);
+        match result {
+            Err(ConfigError::LeaseSeconds(got)) => {
+                assert!(
+                    got.to_bits() == bad.to_bits(),
+                    "reports the bad value {bad}"
+                )
+            }
+            Ok(_) => panic!("lease {bad} must be refused"),
+        }
+    }
+    let message = LockService::new(ManualClock::new(0.0), 0.0, 1)
+        .err()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        message,
+        "lease_seconds must be a finite number of seconds greater than 0, got 0"
+    );
+    assert!(LockService::new(ManualClock::new(0.0), 0.001, 0).is_ok());
+}
+
+#[test]
+fn first_token_is_configurable() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = LockService::new(clock.clone(), 10.0, 33).unwrap();
+    assert_eq!(locks.next_token(), Some(33));
+    assert_eq!(locks.acquire("a", "c").unwrap().token, 33);
+    assert_eq!(locks.acquire("b", "c").unwrap().token, 34);
+}
+
+// ---------------------------------------------------------------- expiry boundary
+
+#[test]
+fn lease_is_live_just_before_and_free_exactly_at_expiry() {
+    let clock = ManualClock::new(100.0);
+    let mut locks = service(&clock);
+    locks.acquire("file", "client-1").unwrap();
+    clock.set(110.0 - 1e-9);
+    assert_eq!(locks.holder("file"), Some("client-1"));
+    assert!(locks.acquire("file", "client-2").is_none());
+    clock.set(110.0);
+    assert_eq!(locks.holder("file"), None);
+    let lease = locks.acquire("file", "client-2").unwrap();
+    assert_eq!(lease.token, 2);
+}
+
+#[test]
+fn fractional_lease_stepped_in_tenths_expires_on_the_exact_step() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = LockService::new(clock.clone(), 0.1, 1).unwrap();
+    // Acquire at every step: each lease must be free exactly one 0.1 s step later, never earlier.
+    for expected_token in 1..=50 {
+        let lease = locks.acquire("file", "client-1").unwrap();
+        assert_eq!(lease.token, expected_token);
+        clock.advance(0.05);
+        assert!(
+            locks.acquire("file", "client-2").is_none(),
+            "live mid-lease"
+        );
+        clock.set(lease.granted_at);
+        clock.advance(0.1);
+        assert_eq!(locks.holder("file"), None, "free at exactly granted + 0.1");
+    }
+}
+
+#[test]
+fn fractional_lease_is_free_at_every_next_tenth() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = LockService::new(clock.clone(), 0.1, 1).unwrap();
+    for step in 0..100u64 {
+        let lease = locks
+            .acquire("file", "client-1")
+            .unwrap_or_else(|| panic!("step {step}: the 0.1 s lease should have expired"));
+        assert_eq!(lease.token, step + 1);
+        clock.advance(0.1);
+    }
+}
+
+#[test]
+fn renew_and_release_fail_at_exactly_expiry() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let lease = locks.acquire("file", "client-1").unwrap();
+    clock.set(10.0);
+    assert!(matches!(
+        locks.renew("file", "client-1", lease.token),
+        Err(LeaseError::Expired { .. })
+    ));
+    assert!(matches!(
+        locks.release("file", "client-1", lease.token),
+        Err(LeaseError::Expired { .. })
+    ));
+}
+
+// ---------------------------------------------------------------- tokens
+
+#[test]
+fn one_counter_across_lock_names() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    assert_eq!(locks.acquire("a", "client-1").unwrap().token, 1);
+    assert_eq!(locks.acquire("b", "client-2").unwrap().token, 2);
+    assert_eq!(locks.acquire("c", "client-1").unwrap().token, 3);
+    clock.advance(10.0);
+    assert_eq!(locks.acquire("a", "client-3").unwrap().token, 4);
+}
+
+#[test]
+fn refused_acquire_uses_no_token() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    locks.acquire("file", "client-1").unwrap();
+    for _ in 0..5 {
+        assert!(locks.acquire("file", "client-2").is_none());
+    }
+    assert_eq!(locks.next_token(), Some(2));
+    clock.advance(10.0);
+    assert_eq!(locks.acquire("file", "client-2").unwrap().token, 2);
+}
+
+#[test]
+fn holders_own_acquire_is_refused() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let lease = locks.acquire("file", "client-1").unwrap();
+    assert!(locks.acquire("file", "client-1").is_none());
+    assert_eq!(locks.lease("file"), Some(lease));
+}
+
+#[test]
+fn token_space_ends_at_u64_max_without_wrapping() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = LockService::new(clock.clone(), 1.0, u64::MAX - 1).unwrap();
+    assert_eq!(locks.acquire("a", "c").unwrap().token, u64::MAX - 1);
+    assert_eq!(locks.acquire("b", "c").unwrap().token, u64::MAX);
+    assert_eq!(locks.next_token(), None);
+    assert!(locks.acquire("c", "c").is_none());
+    clock.advance(5.0);
+    assert!(locks.acquire("a", "c").is_none(), "never wraps to 0");
+}
+
+// ---------------------------------------------------------------- renew
+
+#[test]
+fn renew_keeps_the_token_and_extends_from_now() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let lease = locks.acquire("file", "client-1").unwrap();
+    clock.set(7.5);
+    let renewed = locks.renew("file", "client-1", lease.token).unwrap();
+    assert_eq!(renewed.token, lease.token);
+    assert_eq!(renewed.granted_at, 0.0);
+    assert_eq!(renewed.expires_at, 17.5);
+    clock.set(17.5 - 1e-9);
+    assert_eq!(locks.holder("file"), Some("client-1"));
+    clock.set(17.5);
+    assert_eq!(locks.holder("file"), None);
+    assert_eq!(locks.next_token(), Some(2), "renew makes no token");
+}
+
+#[test]
+fn renew_needs_the_holders_id_and_token() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let lease = locks.acquire("file", "client-1").unwrap();
+    assert_eq!(
+        locks.renew("file", "client-2", lease.token),
+        Err(LeaseError::HeldByOther {
+            lock: "file".into(),
+            client_id: "client-2".into(),
+            holder: "client-1".into()
+        })
+    );
+    assert_eq!(
+        locks.renew("file", "client-1", 7),
+        Err(LeaseError::WrongToken {
+            lock: "file".into(),
+            client_id: "client-1".into(),
+            token: 7,
+            current: 1
+        })
+    );
+    assert!(matches!(
+        locks.renew("other", "client-1", 1),
+        Err(LeaseError::NotHeld { .. })
+    ));
+    assert_eq!(locks.lease("file").unwrap().expires_at, 10.0, "unchanged");
+}
+
+#[test]
+fn expired_lease_cannot_be_renewed_or_released_even_if_nobody_took_it() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let lease = locks.acquire("file", "client-1").unwrap();
+    clock.set(12.0);
+    let refused = locks.renew("file", "client-1", lease.token).unwrap_err();
+    assert_eq!(
+        refused,
+        LeaseError::Expired {
+            lock: "file".into(),
+            client_id: "client-1".into(),
+            token: 1,
+            expired_at: 10.0
+        }
+    );
+    assert!(refused.to_string().contains("must acquire the lock again"));
+    assert!(locks.release("file", "client-1", lease.token).is_err());
+    let again = locks.acquire("file", "client-1").unwrap();
+    assert_eq!(again.token, 2, "a new grant, a new token");
+}
+
+// ---------------------------------------------------------------- release
+
+#[test]
+fn release_frees_the_lock_and_only_once() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let lease = locks.acquire("file", "client-1").unwrap();
+    locks.release("file", "client-1", lease.token).unwrap();
+    assert_eq!(locks.holder("file"), None);
+    assert!(matches!(
+        locks.release("file", "client-1", lease.token),
+        Err(LeaseError::NotHeld { .. })
+    ));
+    assert!(matches!(
+        locks.renew("file", "client-1", lease.token),
+        Err(LeaseError::NotHeld { .. })
+    ));
+    assert_eq!(locks.acquire("file", "client-2").unwrap().token, 2);
+}
+
+#[test]
+fn late_release_never_frees_someone_elses_lock() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let old = locks.acquire("file", "client-1").unwrap();
+    clock.set(11.0);
+    locks.acquire("file", "client-2").unwrap();
+    let refused = locks.release("file", "client-1", old.token).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "lock 'file' is held by client-2, not by client-1"
+    );
+    assert_eq!(locks.holder("file"), Some("client-2"));
+}
+
+#[test]
+fn late_release_never_frees_a_newer_grant_to_the_same_client() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let old = locks.acquire("file", "client-1").unwrap();
+    clock.set(11.0);
+    let new = locks.acquire("file", "client-1").unwrap();
+    assert!(matches!(
+        locks.release("file", "client-1", old.token),
+        Err(LeaseError::WrongToken {
+            token: 1,
+            current: 2,
+            ..
+        })
+    ));
+    assert!(matches!(
+        locks.renew("file", "client-1", old.token),
+        Err(LeaseError::WrongToken { .. })
+    ));
+    assert_eq!(locks.lease("file").unwrap(), new);
+}
+
+// ---------------------------------------------------------------- the clock misbehaving
+
+#[test]
+fn clock_stepping_back_neither_revives_nor_stretches_a_lease() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let lease = locks.acquire("file", "client-1").unwrap();
+    clock.set(10.0);
+    assert_eq!(locks.holder("file"), None);
+    assert!(locks.renew("file", "client-1", lease.token).is_err());
+    clock.set(5.0); // steps back: the lease stays expired
+    assert_eq!(locks.holder("file"), None);
+    assert!(locks.renew("file", "client-1", lease.token).is_err());
+
+    // A grant made while the clock reads behind uses the highest reading, so it is not longer.
+    let second = locks.acquire("file", "client-2").unwrap();
+    assert_eq!(second.granted_at, 10.0);
+    assert_eq!(second.expires_at, 20.0);
+    clock.set(20.0);
+    assert_eq!(locks.holder("file"), None);
+}
+
+#[test]
+fn clock_stepping_back_does_not_stretch_a_live_lease() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let lease = locks.acquire("file", "client-1").unwrap();
+    clock.set(8.0);
+    locks.renew("file", "client-1", lease.token).unwrap(); // expires at 18
+    clock.set(2.0);
+    let renewed = locks.renew("file", "client-1", lease.token).unwrap();
+    assert_eq!(
+        renewed.expires_at, 18.0,
+        "renewed from the highest reading, 8"
+    );
+}
+
+struct ScriptedClock(Cell<f64>);
+impl Clock for ScriptedClock {
+    fn now(&self) -> f64 {
+        self.0.get()
+    }
+}
+
+#[test]
+fn non_finite_clock_reading_changes_nothing() {
+    let clock = Rc::new(ScriptedClock(Cell::new(0.0)));
+    let mut locks = LockService::with_defaults(clock.clone());
+    let lease = locks.acquire("file", "client-1").unwrap();
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        clock.0.set(bad);
+        assert!(locks.acquire("other", "client-2").is_none());
+        let err = locks.renew("file", "client-1", lease.token).unwrap_err();
+        assert!(matches!(err, LeaseError::ClockNotFinite { .. }));
+        assert!(err.to_string().contains("not a finite time"));
+        assert!(locks.release("file", "client-1", lease.token).is_err());
+        assert_eq!(locks.holder("file"), None, "liveness cannot be judged");
+    }
+    clock.0.set(1.0);
+    assert_eq!(locks.holder("file"), Some("client-1"), "still held");
+    assert_eq!(locks.lease("file").unwrap().expires_at, 10.0, "not renewed");
+    assert_eq!(locks.next_token(), Some(2), "no token used");
+    // An infinite reading did not become the high-water mark.
+    assert!(locks.acquire("other", "client-2").is_some());
+}
+
+// ---------------------------------------------------------------- storage
+
+#[test]
+fn first_write_to_a_new_key_is_accepted_with_any_token() {
+    let mut storage = FencedStorage::new();
+    assert_eq!(storage.highest_token("file"), None);
+    assert_eq!(storage.read("file"), None);
+    storage.write("file", "v", 0).unwrap();
+    assert_eq!(storage.highest_token("file"), Some(0));
+    assert_eq!(storage.read("file"), Some("v"));
+}
+
+#[test]
+fn equal_token_is_accepted_so_the_holder_can_write_again() {
+    let mut storage = FencedStorage::default();
+    storage.write("file", "first", 3).unwrap();
+    storage.write("file", "second", 3).unwrap();
+    assert_eq!(storage.read("file"), Some("second"));
+    assert_eq!(storage.highest_token("file"), Some(3));
+}
+
+#[test]
+fn higher_token_is_accepted_and_raises_the_highest() {
+    let mut storage = FencedStorage::new();
+    storage.write("file", "a", 1).unwrap();
+    storage.write("file", "b", 5).unwrap();
+    assert_eq!(storage.highest_token("file"), Some(5));
+    assert_eq!(storage.read("file"), Some("b"));
+}
+
+#[test]
+fn lower_token_is_rejected_and_changes_nothing() {
+    let mut storage = FencedStorage::new();
+    storage.write("file", "client 2's data", 2).unwrap();
+    let refused = storage.write("file", "client 1's data", 1).unwrap_err();
+    assert_eq!(
+        (refused.key.as_str(), refused.token, refused.highest),
+        ("file", 1, 2)
+    );
+    assert_eq!(
+        refused.to_string(),
+        "token 1 is older than token 2, the highest key 'file' has accepted"
+    );
+    assert_eq!(storage.read("file"), Some("client 2's data"));
+    assert_eq!(storage.highest_token("file"), Some(2));
+}
+
+#[test]
+fn each_key_keeps_its_own_highest_token() {
+    let mut storage = FencedStorage::new();
+    storage.write("a", "x", 9).unwrap();
+    storage.write("b", "y", 2).unwrap(); // lower than a's highest, but b is its own column
+    assert_eq!(storage.highest_token("a"), Some(9));
+    assert_eq!(storage.highest_token("b"), Some(2));
+    assert!(storage.write("b", "z", 1).is_err());
+    storage.write("a", "w", 9).unwrap();
+}
+
+// ---------------------------------------------------------------- the lesson, end to end
+
+#[test]
+fn gc_pause_story_the_late_write_is_rejected() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let mut storage = FencedStorage::new();
+
+    let lease_1 = locks.acquire("file", "client-1").unwrap();
+    assert_eq!(lease_1.token, 1);
+    clock.advance(1.0);
+    // Client 1 freezes for 15 s; the lock service sees its lease run out.
+    clock.advance(9.0);
+    assert_eq!(locks.holder("file"), None);
+    clock.advance(1.0);
+    let lease_2 = locks.acquire("file", "client-2").unwrap();
+    assert_eq!(lease_2.token, 2);
+    storage
+        .write("file", "client 2's data", lease_2.token)
+        .unwrap();
+    clock.advance(5.0);
+    // Client 1 wakes, believes it holds the lock, writes with token 1.
+    let refused = storage
+        .write("file", "CORRUPTED DATA!", lease_1.token)
+        .unwrap_err();
+    assert_eq!((refused.token, refused.highest), (1, 2));
+    assert_eq!(storage.read("file"), Some("client 2's data"));
+    assert!(locks.renew("file", "client-1", lease_1.token).is_err());
+    assert!(locks.release("file", "client-1", lease_1.token).is_err());
+    assert_eq!(locks.holder("file"), Some("client-2"));
+    locks.release("file", "client-2", lease_2.token).unwrap();
+    let lease_3 = locks.acquire("file", "client-1").unwrap();
+    assert_eq!(lease_3.token, 3);
+    storage
+        .write("file", "client 1's data", lease_3.token)
+        .unwrap();
+}
+
+#[test]
+fn a_holder_query_counts_as_a_reading_so_stepping_back_cannot_revive() {
+    let clock = ManualClock::new(0.0);
+    let mut locks = service(&clock);
+    let lease = locks.acquire("file", "client-1").unwrap();
+    clock.set(10.0);
+    assert_eq!(locks.holder("file"), None, "expired at 10");
+    clock.set(9.0);
+    assert!(matches!(
+        locks.renew("file", "client-1", lease.token),
+        Err(LeaseError::Expired { .. })
+    ));
+    assert_eq!(locks.holder("file"), None);
+}
