@@ -26,6 +26,10 @@ mod clock;
 mod lock;
 mod storage;
 
+pub mod cli;
+pub mod sim;
+pub mod tui;
+
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use lock::{
     ConfigError, Lease, LeaseError, LockService, DEFAULT_FIRST_TOKEN, DEFAULT_LEASE_SECONDS,

@@ -1,0 +1,257 @@
+//! The lock panel and the storage panel (and the compare view's pair of storages).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Widget};
+
+use crate::sim::{fmt_seconds, seconds, to_ms, EventKind, World};
+use crate::tui::theme::{Role, Theme};
+use crate::{CheckedStorage, FenceCheck};
+
+/// Holder, token, grant and expiry times, time left as a gauge, next token.
+pub struct LockPanel<'a> {
+    pub world: &'a World,
+    pub theme: &'a Theme,
+}
+
+impl Widget for LockPanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let world = self.world;
+        let scenario = world.scenario();
+        let block = Block::bordered().title(format!(" Lock: {} ", scenario.lock));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let locks = world.locks();
+        let next = match locks.next_token() {
+            Some(t) => t.to_string(),
+            None => "none left".to_owned(),
+        };
+        let mut lines = Vec::new();
+        match locks.lease(&scenario.lock) {
+            Some(lease) => {
+                let left = (lease.expires_at - seconds(world.now())).max(0.0);
+                lines.push(Line::from(vec![
+                    Span::raw("holder  "),
+                    Span::styled(lease.client_id.clone(), self.theme.style(Role::Title)),
+                    Span::raw(format!("  token {}", lease.token)),
+                ]));
+                lines.push(Line::raw(format!(
+                    "granted {} s  expires {} s",
+                    fmt_seconds(to_ms(lease.granted_at)),
+                    fmt_seconds(to_ms(lease.expires_at))
+                )));
+                lines.push(gauge_line(
+                    left / scenario.lease_seconds,
+                    format!("{left:.1} s"),
+                    inner.width,
+                    self.theme,
+                ));
+            }
+            None => {
+                lines.push(Line::from(vec![
+                    Span::raw("holder  "),
+                    Span::styled("nobody: the lock is free", self.theme.style(Role::Dim)),
+                ]));
+                let last = world.events().iter().rev().find_map(|e| match e.kind {
+                    EventKind::Expire { client, token } => Some(format!(
+                        "t{token} ({client}) expired at {} s",
+                        fmt_seconds(e.t)
+                    )),
+                    EventKind::Release { client, token } => Some(format!(
+                        "t{token} ({client}) released at {} s",
+                        fmt_seconds(e.t)
+                    )),
+                    _ => None,
+                });
+                lines.push(Line::raw(format!(
+                    "last    {}",
+                    last.unwrap_or_else(|| "never granted".into())
+                )));
+                lines.push(gauge_line(0.0, "-".into(), inner.width, self.theme));
+            }
+        }
+        lines.push(Line::raw(format!(
+            "next token {next}   lease {} s",
+            scenario.lease_seconds
+        )));
+        Paragraph::new(lines).render(inner, buf);
+    }
+}
+
+/// "left [█████░░░░░] 4.5 s", legible without colour.
+fn gauge_line(ratio: f64, label: String, width: u16, theme: &Theme) -> Line<'static> {
+    // "left   [" + bar + "] " + label
+    let bar_w = (width as usize)
+        .saturating_sub(8 + 2 + label.chars().count())
+        .clamp(4, 30);
+    let filled = ((ratio.clamp(0.0, 1.0) * bar_w as f64).round() as usize).min(bar_w);
+    Line::from(vec![
+        Span::raw("left   ["),
+        Span::styled("█".repeat(filled), theme.style(Role::Holding)),
+        Span::styled("░".repeat(bar_w - filled), theme.style(Role::Dim)),
+        Span::raw(format!("] {label}")),
+    ])
+}
+
+/// Per key: value, highest token (the `fence_token` column), who wrote it; the last verdict.
+pub struct StoragePanel<'a> {
+    pub world: &'a World,
+    pub theme: &'a Theme,
+}
+
+impl Widget for StoragePanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let world = self.world;
+        let check = world.storage().check();
+        let title = if world.fencing() {
+            format!(" Storage: {} ", check.rule())
+        } else {
+            " Storage: NO CHECK (fencing off) ".to_owned()
+        };
+        let block = Block::bordered().title(title);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let theme = self.theme;
+        let rows = inner.height as usize;
+        let value_w = (inner.width as usize).saturating_sub(9 + 6 + 12).max(6);
+        let mut lines = vec![Line::styled(
+            format!("{:<8} {:<value_w$} {:>5} {}", "key", "value", "fence", "by"),
+            theme.style(Role::Dim),
+        )];
+        for (key, entry) in world.storage().entries() {
+            let by = match world.authors().get(key) {
+                Some(a) => format!("{} t{}", a.client, a.token),
+                None => String::new(),
+            };
+            lines.push(Line::raw(format!(
+                "{:<8} {:<value_w$} {:>5} {}",
+                clip(key, 8),
+                clip(&format!("\"{}\"", entry.value), value_w),
+                entry.highest,
+                by
+            )));
+            if entry.value_token < entry.highest {
+                lines.push(Line::styled(
+                    format!(
+                        "  ! CORRUPTED DATA! t{} overwrote t{}'s data",
+                        entry.value_token, entry.highest
+                    ),
+                    theme.style(Role::Corrupted),
+                ));
+            }
+        }
+        if world.storage().entries().is_empty() {
+            lines.push(Line::styled(
+                "(nothing written yet)",
+                theme.style(Role::Dim),
+            ));
+        }
+        // The latest write's verdict, unmistakable on the last line.
+        let last_write = world.events().iter().rev().find_map(|e| match &e.kind {
+            EventKind::Write {
+                client,
+                key,
+                token,
+                accepted,
+                highest,
+                ..
+            } => Some((e.t, *client, key, *token, *accepted, *highest)),
+            _ => None,
+        });
+        if let Some((t, client, key, token, accepted, highest)) = last_write {
+            let fresh = t == world.now();
+            let stale = highest.is_some_and(|h| token < h);
+            let (verdict, role) = match (accepted, stale) {
+                (false, _) => (
+                    format!("✗ REJECTED t{} < t{}", token, highest.unwrap_or_default()),
+                    Role::Rejected,
+                ),
+                (true, true) => ("! CORRUPTED DATA!".to_owned(), Role::Corrupted),
+                (true, false) => ("✓ accepted".to_owned(), Role::Accepted),
+            };
+            let style = if fresh {
+                theme.style(role)
+            } else {
+                Style::new()
+            };
+            let line = Line::from(vec![
+                Span::styled(verdict, style),
+                Span::raw(format!(
+                    " {client} t{token} → {key} at {} s",
+                    fmt_seconds(t)
+                )),
+            ]);
+            while lines.len() + 1 > rows && lines.len() > 1 {
+                lines.pop();
+            }
+            lines.push(line);
+        }
+        Paragraph::new(lines).render(inner, buf);
+    }
+}
+
+/// One of the compare view's storages: the same writes, under `check`, from t = 0.
+pub struct MirrorPanel<'a> {
+    pub world: &'a World,
+    pub check: FenceCheck,
+    pub theme: &'a Theme,
+}
+
+impl Widget for MirrorPanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let (storage, stats): (&CheckedStorage, _) = self.world.mirror(self.check);
+        let name = if self.check == FenceCheck::Unchecked {
+            "Unfenced"
+        } else {
+            "Fenced"
+        };
+        let block = Block::bordered().title(format!(" {name}: {} ", self.check.rule()));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let theme = self.theme;
+        let value_w = (inner.width as usize).saturating_sub(9 + 6).max(6);
+        let mut lines = vec![Line::styled(
+            format!("{:<8} {:<value_w$} {:>5}", "key", "value", "fence"),
+            theme.style(Role::Dim),
+        )];
+        for (key, entry) in storage.entries() {
+            lines.push(Line::raw(format!(
+                "{:<8} {:<value_w$} {:>5}",
+                clip(key, 8),
+                clip(&format!("\"{}\"", entry.value), value_w),
+                entry.highest
+            )));
+            if entry.value_token < entry.highest {
+                lines.push(Line::styled(
+                    format!(
+                        "  ! CORRUPTED DATA! t{} over t{}",
+                        entry.value_token, entry.highest
+                    ),
+                    theme.style(Role::Corrupted),
+                ));
+            }
+        }
+        let summary = format!(
+            "accepted {}  rejected {}  corrupted {}",
+            stats.writes_accepted, stats.writes_rejected, stats.corruptions
+        );
+        while lines.len() + 1 > inner.height as usize && lines.len() > 1 {
+            lines.pop();
+        }
+        lines.push(Line::styled(summary, theme.style(Role::Title)));
+        Paragraph::new(lines).render(inner, buf);
+    }
+}
+
+/// `text` cut to `width` characters, with an ellipsis when cut.
+pub fn clip(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_owned()
+    } else {
+        let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+        cut.push('…');
+        cut
+    }
+}
