@@ -55,7 +55,7 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// Stop at this time, in seconds, instead of the scenario's end.
-        #[arg(long, value_name = "T", value_parser = parse_time)]
+        #[arg(long, value_name = "T", value_parser = parse_time, allow_negative_numbers = true)]
         until: Option<Ms>,
         /// The seed for a chaos scenario's random choices.
         #[arg(long, value_name = "N")]
@@ -73,10 +73,10 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
         runs: u64,
         /// Simulated seconds per run.
-        #[arg(long, value_name = "S", default_value = "60", value_parser = parse_duration)]
+        #[arg(long, value_name = "S", default_value = "60", value_parser = parse_duration, allow_negative_numbers = true)]
         seconds: Ms,
         /// Lease length in seconds.
-        #[arg(long, value_name = "S", default_value = "3", value_parser = parse_duration)]
+        #[arg(long, value_name = "S", default_value = "3", value_parser = parse_duration, allow_negative_numbers = true)]
         lease: Ms,
         /// Let every write through (last writer wins).
         #[arg(long)]
@@ -93,7 +93,7 @@ enum Command {
         /// A built-in scenario name (see `fencing-lab list`) or a path to a .toml file.
         scenario: String,
         /// The moment to show, in seconds.
-        #[arg(long, value_name = "T", value_parser = parse_time)]
+        #[arg(long, value_name = "T", value_parser = parse_time, allow_negative_numbers = true)]
         at: Ms,
         /// The screen size, columns x rows.
         #[arg(long, value_name = "WxH", default_value = "80x24", value_parser = parse_size)]
@@ -215,7 +215,14 @@ impl From<io::Error> for Failure {
 
 /// Parses the command line and runs it; the exit code says how it went.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) if !err.use_stderr() => err.exit(), // --help, --version
+        Err(err) => {
+            eprintln!("fencing-lab: {}", one_sentence(&err.render().to_string()));
+            return ExitCode::from(2);
+        }
+    };
     match run(cli) {
         Ok(code) => code,
         Err(failure) => {
@@ -226,6 +233,17 @@ pub fn main() -> ExitCode {
             ExitCode::from(failure.code)
         }
     }
+}
+
+/// clap's error without its usage block and hint, folded onto one line.
+fn one_sentence(rendered: &str) -> String {
+    let head = rendered.split("\n\n").next().unwrap_or(rendered);
+    let head = head.trim_start_matches("error: ");
+    let mut sentence = head.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !sentence.ends_with('.') {
+        sentence.push('.');
+    }
+    sentence + " See `fencing-lab --help`."
 }
 
 fn load(name: &str) -> Result<Arc<Scenario>, Failure> {

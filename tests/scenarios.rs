@@ -1,25 +1,358 @@
-use fencing_lab::sim::{Scenario, Session};
-use fencing_lab::FenceCheck;
+//! Every built-in scenario plays to its documented outcome, with fencing on and off, and under
+//! every storage check.
+
 use std::sync::Arc;
-#[test]
-fn print_all() {
-    for s in Scenario::all_built_in() {
-        for fencing in [true, false] {
-            let scenario = Arc::new(s.clone());
-            let mut session = Session::new(scenario.clone(), 1, fencing, FenceCheck::PerKey);
-            session.seek(scenario.end);
-            println!(
-                "== {} fencing={fencing} {:?}",
-                s.name,
-                session.world().stats()
-            );
-            if s.name == "chaos" {
-                println!("{} events", session.world().events().len());
-                continue;
+
+use fencing_lab::sim::{ClientId, Event, EventKind, Ms, Scenario, Session};
+use fencing_lab::FenceCheck;
+
+fn play_with(name: &str, fencing: bool, check: FenceCheck) -> Session {
+    let scenario = Arc::new(Scenario::built_in(name).expect("built-in"));
+    let end = scenario.end;
+    let mut session = Session::new(scenario, 1, fencing, check);
+    session.seek(end);
+    session
+}
+
+fn play(name: &str, fencing: bool) -> Session {
+    play_with(name, fencing, FenceCheck::PerKey)
+}
+
+fn c(n: u64) -> ClientId {
+    ClientId::from_number(n).unwrap()
+}
+
+fn at(session: &Session, t: Ms) -> Vec<&EventKind> {
+    session
+        .world()
+        .events()
+        .iter()
+        .filter(|e| e.t == t)
+        .map(|e| &e.kind)
+        .collect()
+}
+
+fn grants(session: &Session) -> Vec<(Ms, ClientId, u64)> {
+    session
+        .world()
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Grant { client, token, .. } => Some((e.t, client, token)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn write_at(session: &Session, t: Ms) -> (bool, Option<u64>, u64) {
+    at(session, t)
+        .into_iter()
+        .find_map(|k| match k {
+            EventKind::Write {
+                accepted,
+                highest,
+                token,
+                ..
+            } => Some((*accepted, *highest, *token)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no write at {t} ms"))
+}
+
+fn corruption_at(session: &Session, t: Ms) -> Option<(u64, u64)> {
+    at(session, t).into_iter().find_map(|k| match k {
+        EventKind::Corruption {
+            token,
+            overwrote_token,
+            ..
+        } => Some((*token, *overwrote_token)),
+        _ => None,
+    })
+}
+
+fn refusal_reason(session: &Session, t: Ms) -> &'static str {
+    at(session, t)
+        .into_iter()
+        .find_map(|k| match k {
+            EventKind::RenewRefused { reason, .. } | EventKind::ReleaseRefused { reason, .. } => {
+                Some(reason.code())
             }
-            for e in session.world().events() {
-                println!("{:>6} {}", e.t, e.describe(&s.lock));
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no refusal at {t} ms"))
+}
+
+#[test]
+fn every_built_in_scenario_loads_and_is_listed_in_lesson_order() {
+    let names: Vec<_> = Scenario::built_in_names().collect();
+    assert_eq!(
+        names,
+        [
+            "gc-pause",
+            "late-release",
+            "renew",
+            "heartbeat",
+            "per-key",
+            "lapsed-write",
+            "crash-restart",
+            "chaos"
+        ]
+    );
+    for scenario in Scenario::all_built_in() {
+        assert!(!scenario.title.is_empty());
+        assert!(!scenario.beats.is_empty(), "{} has captions", scenario.name);
+        for beat in &scenario.beats {
+            for caption in [Some(&beat.caption), beat.caption_unfenced.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                assert!(
+                    wrapped_lines(caption, 78) <= 2,
+                    "caption does not fit the two caption lines at 80x24: {caption}"
+                );
             }
         }
     }
+}
+
+#[test]
+fn gc_pause_with_fencing_rejects_the_late_write() {
+    let s = play("gc-pause", true);
+    assert_eq!(
+        grants(&s),
+        [(0, c(1), 1), (11_000, c(2), 2), (19_000, c(1), 3)]
+    );
+    assert!(at(&s, 10_000).contains(&&EventKind::Expire {
+        client: c(1),
+        token: 1
+    }));
+    assert!(matches!(
+        at(&s, 4_000)[0],
+        EventKind::AcquireRefused { holder: Some(h), .. } if *h == c(1)
+    ));
+    assert_eq!(write_at(&s, 16_500), (false, Some(2), 1));
+    assert_eq!(corruption_at(&s, 16_500), None);
+    assert_eq!(refusal_reason(&s, 17_500), "held_by_other");
+    let world = s.world();
+    assert_eq!(world.storage().read("file"), Some("client 1's redone data"));
+    assert_eq!(world.storage().highest_token("file"), Some(3));
+    let stats = world.stats();
+    assert_eq!(
+        (stats.grants, stats.writes_accepted, stats.writes_rejected),
+        (3, 2, 1)
+    );
+    assert_eq!((stats.stale_writes_accepted, stats.corruptions), (0, 0));
+}
+
+#[test]
+fn gc_pause_without_fencing_corrupts_client_2s_data() {
+    let s = play("gc-pause", false);
+    assert_eq!(write_at(&s, 16_500), (true, Some(2), 1));
+    assert_eq!(corruption_at(&s, 16_500), Some((1, 2)));
+    let stats = s.world().stats();
+    assert_eq!((stats.stale_writes_accepted, stats.corruptions), (1, 1));
+    // The clients and the lock behave the same; only the storage differs.
+    assert_eq!(grants(&s), grants(&play("gc-pause", true)));
+}
+
+#[test]
+fn late_release_frees_nothing() {
+    for fencing in [true, false] {
+        let s = play("late-release", fencing);
+        assert_eq!(refusal_reason(&s, 7_500), "held_by_other");
+        assert!(matches!(
+            at(&s, 8_000)[0],
+            EventKind::AcquireRefused { holder: Some(h), .. } if *h == c(2)
+        ));
+        assert_eq!(
+            grants(&s),
+            [(0, c(1), 1), (5_500, c(2), 2), (11_000, c(3), 3)]
+        );
+        assert!(at(&s, 10_000).contains(&&EventKind::Release {
+            client: c(2),
+            token: 2
+        }));
+    }
+}
+
+#[test]
+fn renew_keeps_the_token_until_the_lease_lapses() {
+    let s = play("renew", true);
+    assert!(matches!(
+        at(&s, 3_000)[0],
+        EventKind::Renew { token: 1, expires_at, .. } if *expires_at == 8.0
+    ));
+    assert_eq!(
+        write_at(&s, 10_000),
+        (true, Some(1), 1),
+        ">= lets the holder write again"
+    );
+    assert!(at(&s, 12_000).contains(&&EventKind::Expire {
+        client: c(1),
+        token: 1
+    }));
+    assert_eq!(refusal_reason(&s, 13_000), "expired");
+    assert_eq!(grants(&s), [(0, c(1), 1), (14_000, c(1), 2)]);
+}
+
+#[test]
+fn heartbeat_keeps_the_lock_until_a_gc_pause_stops_it() {
+    let s = play("heartbeat", true);
+    let renews = s
+        .world()
+        .events()
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Renew { client, .. } if client == c(1)))
+        .count();
+    assert_eq!(renews, 3);
+    // Client 2's retry lands on the exact expiry tick.
+    assert_eq!(grants(&s), [(0, c(1), 1), (14_000, c(2), 2)]);
+    assert_eq!(refusal_reason(&s, 18_000), "held_by_other");
+    let c1_writes = s
+        .world()
+        .events()
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Write { client, .. } if client == c(1)))
+        .count();
+    assert_eq!(
+        c1_writes, 0,
+        "the refused heartbeat told client 1 before it wrote"
+    );
+}
+
+#[test]
+fn per_key_tokens_are_independent() {
+    let s = play("per-key", true);
+    assert_eq!(
+        write_at(&s, 9_500),
+        (true, Some(1), 2),
+        "orders has only seen 1"
+    );
+    assert_eq!(
+        write_at(&s, 10_000),
+        (false, Some(3), 2),
+        "inventory has seen 3"
+    );
+    let storage = s.world().storage();
+    assert_eq!(storage.highest_token("orders"), Some(2));
+    assert_eq!(storage.highest_token("inventory"), Some(3));
+    let off = play("per-key", false);
+    assert_eq!(corruption_at(&off, 10_000), Some((2, 3)));
+}
+
+#[test]
+fn lapsed_write_lands_until_a_newer_token_writes() {
+    let s = play("lapsed-write", true);
+    assert_eq!(write_at(&s, 8_500), (true, None, 1));
+    assert_eq!(write_at(&s, 11_000), (false, Some(2), 1));
+    assert_eq!(
+        corruption_at(&play("lapsed-write", false), 11_000),
+        Some((1, 2))
+    );
+}
+
+#[test]
+fn crash_restart_must_acquire_again() {
+    let s = play("crash-restart", true);
+    assert!(at(&s, 2_000).contains(&&EventKind::Crash { client: c(2) }));
+    assert!(at(&s, 6_000).contains(&&EventKind::Restart { client: c(2) }));
+    assert_eq!(
+        grants(&s),
+        [(0, c(2), 1), (5_000, c(1), 2), (8_500, c(2), 3)]
+    );
+    assert_eq!(write_at(&s, 10_000), (true, Some(2), 3));
+}
+
+#[test]
+fn chaos_scenario_is_fenced_with_fencing_and_corrupted_without() {
+    let on = play("chaos", true);
+    assert!(on.world().stats().writes_rejected > 0);
+    assert_eq!(on.world().stats().stale_writes_accepted, 0);
+    let off = play("chaos", false);
+    assert!(off.world().stats().corruptions > 0);
+}
+
+/// (stale writes accepted, honest writes refused, corruptions) of each check, in
+/// FenceCheck::ALL order: per-key, none, strict, global.
+fn variant_outcomes(name: &str) -> [(u64, u64, u64); 4] {
+    let s = play(name, true);
+    FenceCheck::ALL.map(|check| {
+        let (_, stats) = s.world().mirror(check);
+        (
+            stats.stale_writes_accepted,
+            stats.honest_writes_refused,
+            stats.corruptions,
+        )
+    })
+}
+
+#[test]
+fn each_check_variant_breaks_what_the_lesson_says() {
+    // gc-pause: no check lets the stale write corrupt; the others all stop it.
+    assert_eq!(
+        variant_outcomes("gc-pause"),
+        [(0, 0, 0), (1, 0, 1), (0, 0, 0), (0, 0, 0)]
+    );
+    // renew: strict refuses the holder's own second write: why the rule is >=.
+    assert_eq!(
+        variant_outcomes("renew"),
+        [(0, 0, 0), (0, 0, 0), (0, 1, 0), (0, 0, 0)]
+    );
+    // per-key: one global highest refuses the honest write to orders: why fence_token is per key.
+    assert_eq!(
+        variant_outcomes("per-key"),
+        [(0, 0, 0), (1, 0, 1), (0, 0, 0), (0, 1, 0)]
+    );
+    // lapsed-write: only no check lets the second stale write through.
+    assert_eq!(
+        variant_outcomes("lapsed-write"),
+        [(0, 0, 0), (1, 0, 1), (0, 0, 0), (0, 0, 0)]
+    );
+    for name in ["late-release", "heartbeat", "crash-restart"] {
+        assert_eq!(variant_outcomes(name), [(0, 0, 0); 4], "{name}");
+    }
+}
+
+#[test]
+fn the_chosen_check_is_the_one_the_storage_applies() {
+    let s = play_with("per-key", true, FenceCheck::Global);
+    assert_eq!(write_at(&s, 9_500), (false, Some(1), 2));
+    let s = play_with("renew", true, FenceCheck::Strict);
+    assert_eq!(write_at(&s, 10_000), (false, Some(1), 1));
+}
+
+fn events(session: &Session) -> Vec<Event> {
+    session.world().events().to_vec()
+}
+
+#[test]
+fn time_travel_back_and_forth_gives_the_same_history() {
+    let scenario = Arc::new(Scenario::built_in("gc-pause").unwrap());
+    let mut straight = Session::new(scenario.clone(), 1, true, FenceCheck::PerKey);
+    straight.seek(23_000);
+    let mut wandering = Session::new(scenario, 1, true, FenceCheck::PerKey);
+    for t in [5_000, 17_000, 2_000, 16_500, 0, 23_000] {
+        wandering.seek(t);
+        assert_eq!(wandering.now(), t);
+        assert!(wandering.world().events().iter().all(|e| e.t <= t));
+    }
+    assert_eq!(events(&wandering), events(&straight));
+}
+
+/// How many lines `text` takes when word-wrapped at `width` columns.
+fn wrapped_lines(text: &str, width: usize) -> usize {
+    let mut lines = 1;
+    let mut used = 0;
+    for word in text.split_whitespace() {
+        let w = word.chars().count();
+        if used == 0 {
+            used = w;
+        } else if used + 1 + w <= width {
+            used += 1 + w;
+        } else {
+            lines += 1;
+            used = w;
+        }
+    }
+    lines
 }

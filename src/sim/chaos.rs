@@ -18,8 +18,10 @@ use crate::FenceCheck;
 pub struct ChaosParams {
     /// How long a headless run lasts.
     pub seconds: Ms,
-    /// The key every job writes.
-    pub key: String,
+    /// The keys jobs write to; each write picks one at random.
+    pub keys: Vec<String>,
+    /// How many writes a job makes with its token, at least and at most.
+    pub writes: (u64, u64),
     /// Idle time between jobs.
     pub think: (Ms, Ms),
     /// Wait before asking again after a refusal.
@@ -40,7 +42,8 @@ impl Default for ChaosParams {
     fn default() -> Self {
         ChaosParams {
             seconds: 60_000,
-            key: "file".into(),
+            keys: vec!["file".into(), "log".into()],
+            writes: (1, 2),
             think: (100, 1_000),
             retry: (200, 600),
             work: (200, 2_000),
@@ -81,9 +84,23 @@ impl ChaosParams {
                 "`[chaos]` field `stall_chance` must be between 0 and 1, got {stall_chance}"
             ));
         }
+        let keys = raw.keys.clone().unwrap_or(d.keys);
+        if keys.is_empty() || keys.iter().any(|k| k.is_empty()) {
+            return Err("`[chaos]` field `keys` must list at least one non-empty key".into());
+        }
+        let writes = match raw.writes {
+            None => d.writes,
+            Some([lo, hi]) if 1 <= lo && lo <= hi && hi <= 100 => (lo, hi),
+            Some([lo, hi]) => {
+                return Err(format!(
+                    "`[chaos]` field `writes` must be [low, high] with 1 <= low <= high <= 100, got [{lo}, {hi}]"
+                ))
+            }
+        };
         Ok(ChaosParams {
             seconds,
-            key: raw.key.clone().unwrap_or(d.key),
+            keys,
+            writes,
             think: range("think", raw.think, d.think)?,
             retry: range("retry", raw.retry, d.retry)?,
             work: range("work", raw.work, d.work)?,
@@ -167,6 +184,17 @@ impl ChaosDriver {
 
     pub(super) fn retry(&mut self) -> Ms {
         self.draw(self.params.retry)
+    }
+
+    /// How many writes a finished job makes.
+    pub(super) fn write_count(&mut self) -> u64 {
+        self.draw(self.params.writes)
+    }
+
+    /// The key of one write.
+    pub(super) fn pick_key(&mut self) -> String {
+        let i = self.rng.random_range(0..self.params.keys.len());
+        self.params.keys[i].clone()
     }
 
     /// A new job starting at `local` on the client's own clock.

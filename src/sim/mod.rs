@@ -46,9 +46,9 @@ pub fn expiry_tick(expires_at: f64) -> Ms {
 
 /// `ms` as seconds with one decimal ("16.5"), or more when the tenth would hide a difference.
 pub fn fmt_seconds(ms: Ms) -> String {
-    if ms % 100 == 0 {
+    if ms.is_multiple_of(100) {
         format!("{:.1}", seconds(ms))
-    } else if ms % 10 == 0 {
+    } else if ms.is_multiple_of(10) {
         format!("{:.2}", seconds(ms))
     } else {
         format!("{:.3}", seconds(ms))

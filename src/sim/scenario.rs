@@ -243,10 +243,24 @@ impl Scenario {
             line: Some(line_of(text, offset)),
             message,
         };
-        let raw: RawScenario = toml::from_str(text).map_err(|e| ScenarioError {
-            source: source.to_owned(),
-            line: e.span().map(|s| line_of(text, s.start)),
-            message: e.message().trim_end_matches('\n').to_owned(),
+        let raw: RawScenario = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start));
+            let mut message = e.message().trim_end_matches('\n').to_owned();
+            // toml names the type, not the field: name the field from the line it points at.
+            if message.starts_with("invalid type") || message.starts_with("invalid value") {
+                let field = line
+                    .and_then(|n| text.lines().nth(n - 1))
+                    .and_then(|l| l.split_once('='))
+                    .map(|(key, _)| key.trim().to_owned());
+                if let Some(field) = field.filter(|f| !f.is_empty() && !f.starts_with('[')) {
+                    message = format!("field `{field}`: {message}");
+                }
+            }
+            ScenarioError {
+                source: source.to_owned(),
+                line,
+                message: message.replace("expected f64", "expected a number"),
+            }
         })?;
 
         let lease_seconds = *raw.lease.get_ref();
@@ -397,7 +411,8 @@ struct RawBeat {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawChaos {
     pub seconds: Option<f64>,
-    pub key: Option<String>,
+    pub keys: Option<Vec<String>>,
+    pub writes: Option<[u64; 2]>,
     pub think: Option<[f64; 2]>,
     pub retry: Option<[f64; 2]>,
     pub work: Option<[f64; 2]>,
@@ -479,39 +494,40 @@ fn beat_action(
             Ok(ms)
         }
     };
-    let action =
-        match name {
-            "acquire" => ClientAction::Acquire {
-                retry: raw
-                    .retry
-                    .as_ref()
-                    .map(|r| seconds(r, "retry"))
-                    .transpose()?,
+    let action = match name {
+        "acquire" => ClientAction::Acquire {
+            retry: raw
+                .retry
+                .as_ref()
+                .map(|r| seconds(r, "retry"))
+                .transpose()?,
+        },
+        "renew" => ClientAction::Renew,
+        "release" => ClientAction::Release,
+        "write" => ClientAction::Write {
+            key: raw.key.clone().ok_or_else(|| missing("key"))?,
+            value: raw.value.clone().ok_or_else(|| missing("value"))?,
+        },
+        "pause" => ClientAction::Pause {
+            ms: seconds(
+                raw.seconds.as_ref().ok_or_else(|| missing("seconds"))?,
+                "seconds",
+            )?,
+        },
+        "crash" => ClientAction::Crash {
+            down: match &raw.seconds {
+                Some(s) => seconds(s, "seconds")?,
+                None => 3_000,
             },
-            "renew" => ClientAction::Renew,
-            "release" => ClientAction::Release,
-            "write" => ClientAction::Write {
-                key: raw.key.clone().ok_or_else(|| missing("key"))?,
-                value: raw.value.clone().ok_or_else(|| missing("value"))?,
-            },
-            "pause" => ClientAction::Pause {
-                ms: seconds(
-                    raw.seconds.as_ref().ok_or_else(|| missing("seconds"))?,
-                    "seconds",
-                )?,
-            },
-            "crash" => ClientAction::Crash {
-                down: match &raw.seconds {
-                    Some(s) => seconds(s, "seconds")?,
-                    None => 3_000,
-                },
-            },
-            other => return Err((
+        },
+        other => {
+            return Err((
                 at_action,
                 format!(
                     "beat {number} has `do = \"{other}\"`, which is not an action; use {ACTIONS}"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     Ok(BeatAction::Client { client, action })
 }

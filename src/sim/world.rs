@@ -881,15 +881,18 @@ impl World {
             Job::Work { .. } => {
                 // Done working. A careful client checks its own clock before writing; a GC
                 // pause is exactly what that check cannot see.
-                let key = driver.params.key.clone();
                 let believes_live = self.clients[i]
                     .believed_left(self.now)
                     .is_some_and(|left| left > 0);
                 if believes_live {
+                    let writes = driver.write_count();
                     let client = &mut self.clients[i];
                     client.jobs_done += 1;
                     let value = format!("{} job {}", client.id, client.jobs_done);
-                    self.write(i, &key, value);
+                    for _ in 0..writes {
+                        let key = self.chaos.as_mut().expect("chaos driver").pick_key();
+                        self.write(i, &key, value.clone());
+                    }
                     self.release(i);
                 } else {
                     self.forget_lease(i);

@@ -44,17 +44,12 @@ impl Widget for Help<'_> {
         block.render(box_area, buf);
         let key_style = self.theme.style(Role::Title);
         let left_w = 50.min(inner.width);
-        let mut y = inner.y;
-        for (keys, label) in keys::help_rows() {
-            if y >= inner.bottom() {
-                break;
-            }
+        for (y, (keys, label)) in (inner.y..inner.bottom()).zip(keys::help_rows()) {
             let line = Line::from(vec![
                 Span::styled(format!("{keys:<8}"), key_style),
                 Span::raw(label),
             ]);
             buf.set_line(inner.x, y, &line, left_w);
-            y += 1;
         }
         let right_x = inner.x + left_w + 1;
         if right_x + 20 > inner.right() {

@@ -328,7 +328,9 @@ fn draw_lock_lane(
     spans: &[LockSpan],
     theme: &Theme,
 ) {
-    let mut runs: Vec<(u16, u16, Option<(ClientId, u64)>)> = Vec::new();
+    // (first column, column after the last, holder)
+    type Run = (u16, u16, Option<(ClientId, u64)>);
+    let mut runs: Vec<Run> = Vec::new();
     for col in 0..window.cols {
         let t0 = window.col_start(col);
         if t0 > now {

@@ -1,0 +1,438 @@
+//! The command line: outputs, the JSON contract, exit codes and one-sentence errors.
+
+use std::io::Write;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn lab() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = lab().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs, expects exit 2 and exactly one line on stderr; returns that line.
+fn usage_error(args: &[&str]) -> String {
+    let out = lab().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?} must exit 2");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
+        "{stderr}"
+    );
+    stderr
+}
+
+fn scenario_file(text: &str) -> tempfile::NamedTempFile {
+    let mut file = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+    file
+}
+
+#[test]
+fn list_names_every_built_in_scenario_with_its_title() {
+    let out = stdout_of(&["list"]);
+    for name in [
+        "gc-pause",
+        "late-release",
+        "renew",
+        "heartbeat",
+        "per-key",
+        "lapsed-write",
+        "crash-restart",
+        "chaos",
+    ] {
+        assert!(
+            out.lines().any(|l| l.starts_with(name)),
+            "{name} missing from:\n{out}"
+        );
+    }
+    assert!(out.contains("Day 5, section 7.1"));
+}
+
+#[test]
+fn run_gc_pause_tells_the_story_with_and_without_fencing() {
+    let fenced = stdout_of(&["run", "gc-pause"]);
+    assert!(fenced.contains("fencing ON"));
+    assert!(fenced.contains("client-1 writes file with token 1: REJECTED, file had seen token 2"));
+    assert!(fenced.contains("? Will the storage accept client 1's write with token 1?"));
+    assert!(fenced.contains("= REJECTED: file has accepted token 2 and 1 < 2"));
+    assert!(!fenced.contains("CORRUPTED DATA! client-1"));
+    let unfenced = stdout_of(&["run", "gc-pause", "--no-fencing"]);
+    assert!(unfenced.contains("fencing OFF"));
+    assert!(unfenced
+        .contains("CORRUPTED DATA! client-1's stale token 1 overwrote file's data from token 2"));
+    assert!(unfenced.contains("1 stale writes accepted, 1 corruptions"));
+}
+
+fn json_lines(args: &[&str]) -> Vec<Value> {
+    stdout_of(args)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+#[test]
+fn json_stream_follows_the_spec() {
+    let fields: &[(&str, &[&str])] = &[
+        ("grant", &["client", "lock", "token", "expires_at"]),
+        ("acquire_refused", &["client", "lock", "holder"]),
+        ("renew", &["client", "lock", "token", "expires_at"]),
+        ("renew_refused", &["client", "lock", "token", "reason"]),
+        ("release", &["client", "lock", "token"]),
+        ("release_refused", &["client", "lock", "token", "reason"]),
+        ("expire", &["client", "lock", "token"]),
+        ("pause", &["client", "until"]),
+        ("resume", &["client"]),
+        ("crash", &["client"]),
+        ("restart", &["client"]),
+        (
+            "write",
+            &["client", "key", "value", "token", "accepted", "highest"],
+        ),
+        ("corruption", &["client", "key", "token", "overwrote_token"]),
+        ("fencing", &["on"]),
+        (
+            "summary",
+            &[
+                "scenario",
+                "seed",
+                "fencing",
+                "grants",
+                "writes_accepted",
+                "writes_rejected",
+                "stale_writes_accepted",
+                "corruptions",
+            ],
+        ),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    let runs: &[&[&str]] = &[
+        &["run", "gc-pause", "--format", "json"],
+        &["run", "gc-pause", "--no-fencing", "--format", "json"],
+        &["run", "late-release", "--format", "json"],
+        &["run", "renew", "--format", "json"],
+        &["run", "crash-restart", "--format", "json"],
+        &["chaos", "--seed", "3", "--format", "json"],
+    ];
+    for args in runs {
+        let lines = json_lines(args);
+        let mut last_t = 0.0;
+        for (i, line) in lines.iter().enumerate() {
+            let t = line["t"].as_f64().expect("every line has t");
+            assert!(t >= last_t, "{args:?}: time order broken at line {i}");
+            last_t = t;
+            let event = line["event"].as_str().expect("every line has event");
+            let (_, wanted) = fields
+                .iter()
+                .find(|(name, _)| *name == event)
+                .unwrap_or_else(|| panic!("unknown event {event}"));
+            for field in *wanted {
+                assert!(line.get(*field).is_some(), "{event} lacks {field}: {line}");
+            }
+            seen.insert(event.to_owned());
+            assert_eq!(
+                event == "summary",
+                i == lines.len() - 1,
+                "summary is the last line only"
+            );
+        }
+    }
+    for (name, _) in fields {
+        if *name != "fencing" {
+            assert!(seen.contains(*name), "no run produced a {name} event");
+        }
+    }
+    let summary = json_lines(&["run", "gc-pause", "--no-fencing", "--format", "json"])
+        .pop()
+        .unwrap();
+    assert_eq!(summary["scenario"], "gc-pause");
+    assert_eq!(summary["seed"], Value::Null);
+    assert_eq!(summary["fencing"], false);
+    assert_eq!(summary["grants"], 3);
+    assert_eq!(summary["corruptions"], 1);
+    let write = json_lines(&["run", "gc-pause", "--format", "json"])
+        .into_iter()
+        .find(|l| l["event"] == "write" && l["token"] == 1)
+        .unwrap();
+    assert_eq!(write["accepted"], false);
+    assert_eq!(write["highest"], 2);
+}
+
+#[test]
+fn a_scripted_fencing_toggle_is_an_event() {
+    let file = scenario_file(
+        "title = \"toggle\"\nlease = 5.0\n\n[[beat]]\nat = 1.0\ndo = \"fencing\"\non = false\ncaption = \"off\"\n",
+    );
+    let lines = json_lines(&["run", file.path().to_str().unwrap(), "--format", "json"]);
+    assert_eq!(lines[0]["event"], "fencing");
+    assert_eq!(lines[0]["on"], false);
+    assert_eq!(lines[0]["t"], 1.0);
+}
+
+#[test]
+fn until_stops_early() {
+    let lines = json_lines(&["run", "gc-pause", "--until", "11", "--format", "json"]);
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["t"], 11.0);
+    assert_eq!(summary["grants"], 2);
+}
+
+#[test]
+fn json_is_identical_on_every_run() {
+    let a = stdout_of(&["chaos", "--seed", "9", "--format", "json"]);
+    let b = stdout_of(&["chaos", "--seed", "9", "--format", "json"]);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn chaos_summaries_and_exit_codes() {
+    let out = stdout_of(&["chaos", "--runs", "300"]);
+    assert_eq!(out.lines().filter(|l| l.starts_with("seed ")).count(), 300);
+    assert!(out.contains("300 runs (seeds 1..300)"));
+    assert!(out.contains(" 0 stale writes accepted"));
+    // Fencing off may corrupt; the exit code only fails a fenced run.
+    lab()
+        .args(["chaos", "--runs", "300", "--no-fencing"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("corruptions"));
+    // A fenced run whose check lets stale writes through fails, and names the seed to replay.
+    lab()
+        .args(["chaos", "--runs", "300", "--check", "none"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "FAILED: a stale write was accepted; replay it with `fencing-lab chaos --seed",
+        ));
+    let json = json_lines(&["chaos", "--runs", "5", "--format", "json"]);
+    assert_eq!(json.len(), 5);
+    assert!(json.iter().all(|l| l["event"] == "summary"));
+    assert_eq!(json[4]["seed"], 5);
+}
+
+#[test]
+fn chaos_check_all_prints_a_table_per_variant() {
+    let out = stdout_of(&["chaos", "--runs", "200", "--check", "all"]);
+    for check in ["per-key", "none", "strict", "global"] {
+        assert!(
+            out.lines().any(|l| l.starts_with(check)),
+            "{check} row missing:\n{out}"
+        );
+    }
+    let row = |name: &str| -> Vec<u64> {
+        out.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap()
+            .split_whitespace()
+            .rev()
+            .take(3)
+            .map(|n| n.parse().unwrap())
+            .collect()
+    };
+    // Columns reversed: corruptions, correct refused, stale accepted.
+    assert_eq!(row("per-key"), [0, 0, 0]);
+    assert!(row("none")[2] > 0 && row("none")[0] > 0);
+    assert!(row("strict")[1] > 0, "strict refuses honest second writes");
+    assert!(
+        row("global")[1] > 0,
+        "global refuses honest writes to other keys"
+    );
+}
+
+#[test]
+fn lease_and_seconds_change_the_chaos_run() {
+    let long = json_lines(&[
+        "chaos",
+        "--lease",
+        "30",
+        "--seconds",
+        "10",
+        "--format",
+        "json",
+    ]);
+    let grant = long.iter().find(|l| l["event"] == "grant").unwrap();
+    assert_eq!(
+        grant["expires_at"].as_f64().unwrap() - grant["t"].as_f64().unwrap(),
+        30.0
+    );
+    assert_eq!(long.last().unwrap()["t"], 10.0);
+}
+
+#[test]
+fn frame_prints_the_screen_as_text() {
+    let out = stdout_of(&["frame", "gc-pause", "--at", "16.5"]);
+    assert_eq!(out.lines().count(), 24);
+    assert!(out.lines().all(|l| l.chars().count() <= 80));
+    assert!(out.contains("FENCING ON"));
+    assert!(out.contains("✗ REJECTED t1 < t2"));
+    let off = stdout_of(&[
+        "frame",
+        "gc-pause",
+        "--at",
+        "16.5",
+        "--no-fencing",
+        "--size",
+        "120x40",
+    ]);
+    assert_eq!(off.lines().count(), 40);
+    assert!(off.contains("FENCING OFF"));
+    assert!(off.contains("CORRUPTED DATA!"));
+    let tiny = stdout_of(&["frame", "gc-pause", "--at", "1", "--size", "40x10"]);
+    assert!(tiny.contains("Terminal too small"));
+}
+
+#[test]
+fn markdown_handout_has_the_story_and_the_key_frame() {
+    let out = stdout_of(&["run", "gc-pause", "--format", "markdown"]);
+    assert!(out.starts_with("# gc-pause: Day 5, section 7.1"));
+    assert!(out.contains("| t (s) | lesson | what happens |"));
+    assert!(out.contains("**Question:** Will the storage accept"));
+    assert!(out.contains("## The screen at 16.5 s"));
+    assert!(out.contains("```text\n FENCING ON"));
+}
+
+#[test]
+fn help_and_version_work_everywhere() {
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["run", "--help"],
+        &["chaos", "--help"],
+        &["tui", "--help"],
+        &["frame", "--help"],
+        &["list", "--help"],
+    ] {
+        lab().args(args).assert().success();
+    }
+    lab()
+        .arg("--version")
+        .assert()
+        .stdout(predicate::str::starts_with("fencing-lab "));
+}
+
+#[test]
+fn unknown_scenario_is_one_sentence_and_exit_2() {
+    let err = usage_error(&["run", "gc-paws"]);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("fencing-lab: gc-paws: no built-in scenario has this name"));
+    assert!(err.contains("gc-pause"));
+}
+
+#[test]
+fn the_ui_without_a_terminal_points_to_run() {
+    for args in [&[][..], &["tui", "chaos"]] {
+        let err = usage_error(args);
+        assert_eq!(err.lines().count(), 1);
+        assert!(
+            err.contains("needs a terminal") && err.contains("fencing-lab run gc-pause"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn bad_numbers_are_refused_with_exit_2() {
+    for args in [
+        &["chaos", "--lease", "0"][..],
+        &["chaos", "--lease", "-3"],
+        &["chaos", "--lease", "NaN"],
+        &["chaos", "--seconds", "inf"],
+        &["chaos", "--runs", "0"],
+        &["run", "gc-pause", "--until", "soon"],
+        &["frame", "gc-pause", "--at", "1", "--size", "0x0"],
+        &["run", "gc-pause", "--check", "lenient"],
+    ] {
+        let err = usage_error(args);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("fencing-lab: invalid value"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(
+        usage_error(&["chaos", "--lease", "0"]).contains("'--lease <S>': must be greater than 0")
+    );
+    let missing = usage_error(&["run"]);
+    assert!(
+        missing.contains("<SCENARIO>") && missing.lines().count() == 1,
+        "{missing}"
+    );
+    let unknown = usage_error(&["chaos", "--sedd", "3"]);
+    assert!(unknown.contains("--sedd"), "{unknown}");
+}
+
+fn file_error(text: &str) -> String {
+    let file = scenario_file(text);
+    let path = file.path().to_str().unwrap().to_owned();
+    let err = usage_error(&["run", &path]);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with(&format!("fencing-lab: {path}")), "{err}");
+    err
+}
+
+const HEAD: &str = "title = \"t\"\nlease = 5.0\n";
+
+#[test]
+fn malformed_scenario_files_name_file_line_and_field() {
+    let err = file_error("title = \"t\"\nlease = \n");
+    assert!(err.contains("line 2"), "{err}");
+    let err = file_error(&format!(
+        "{HEAD}\n[[beat]]\nat = 1.0\nclient = 1\ndo = \"jump\"\ncaption = \"x\"\n"
+    ));
+    assert!(
+        err.contains("line 7") && err.contains("`do = \"jump\"`, which is not an action"),
+        "{err}"
+    );
+    let err = file_error(&format!(
+        "{HEAD}\n[[beat]]\nat = 1.0\nclient = 4\ndo = \"acquire\"\ncaption = \"x\"\n"
+    ));
+    assert!(err.contains("line 6") && err.contains("client 4"), "{err}");
+    let err = file_error(&format!(
+        "{HEAD}\n[[beat]]\nat = 2.0\ncaption = \"a\"\n\n[[beat]]\nat = 1.0\ncaption = \"b\"\n"
+    ));
+    assert!(
+        err.contains("line 9") && err.contains("time order"),
+        "{err}"
+    );
+    let err = file_error(&format!(
+        "{HEAD}\n[[beat]]\nat = 1.0\nclient = 1\ndo = \"write\"\nkey = \"k\"\ncaption = \"x\"\n"
+    ));
+    assert!(err.contains("needs the field `value`"), "{err}");
+    let err = file_error(&format!("{HEAD}\n[[beat]]\nat = 1.0\n"));
+    assert!(err.contains("missing field `caption`"), "{err}");
+    let err = file_error(&format!(
+        "{HEAD}\n[[beat]]\nat = \"soon\"\ncaption = \"x\"\n"
+    ));
+    assert!(
+        err.contains("line 5: field `at`: invalid type: string \"soon\", expected a number"),
+        "{err}"
+    );
+    let err = file_error("title = \"t\"\nlease = 0.0\n\n[[beat]]\nat = 1.0\ncaption = \"x\"\n");
+    assert!(err.contains("line 2") && err.contains("`lease`"), "{err}");
+    let err = file_error(&format!("{HEAD}colour = \"red\"\n"));
+    assert!(
+        err.contains("line 3") && err.contains("unknown field `colour`"),
+        "{err}"
+    );
+    let err = file_error(HEAD);
+    assert!(err.contains("nothing would happen"), "{err}");
+}
+
+#[test]
+fn oversized_and_missing_files_are_refused() {
+    let big = scenario_file(&format!("{HEAD}# {}\n", "x".repeat(1024 * 1024)));
+    let err = usage_error(&["run", big.path().to_str().unwrap()]);
+    assert!(err.contains("more than the 1 MiB"), "{err}");
+    let err = usage_error(&["run", "no/such/file.toml"]);
+    assert!(err.contains("no/such/file.toml: cannot read it"), "{err}");
+}
