@@ -253,7 +253,10 @@ fn load(name: &str) -> Result<Arc<Scenario>, Failure> {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
-    let out = &mut io::stdout().lock();
+    // Locked per command, never across the UI: the signal thread must be able to write the
+    // terminal's restore sequence while the UI runs.
+    let stdout = io::stdout();
+    let out = &mut || stdout.lock();
     match cli.command {
         None => open_ui(
             "gc-pause",
@@ -274,7 +277,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }) => open_ui(&scenario, world, seed, record, replay),
         Some(Command::List) => {
             for scenario in Scenario::all_built_in() {
-                writeln!(out, "{:<14} {}", scenario.name, scenario.title)?;
+                writeln!(out(), "{:<14} {}", scenario.name, scenario.title)?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -291,9 +294,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             session.seek(until.unwrap_or(scenario.end));
             let seed_shown = scenario.chaos.is_some().then_some(seed);
             match format {
-                Format::Text => write_transcript(out, &session, seed_shown)?,
-                Format::Json => write_json(out, &session, seed_shown)?,
-                Format::Markdown => write_handout(out, &session, seed_shown)?,
+                Format::Text => write_transcript(&mut out(), &session, seed_shown)?,
+                Format::Json => write_json(&mut out(), &session, seed_shown)?,
+                Format::Markdown => write_handout(&mut out(), &session, seed_shown)?,
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -305,7 +308,16 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             no_fencing,
             check,
             format,
-        }) => chaos(out, seed, runs, seconds, lease, !no_fencing, check, format),
+        }) => chaos(
+            &mut out(),
+            seed,
+            runs,
+            seconds,
+            lease,
+            !no_fencing,
+            check,
+            format,
+        ),
         Some(Command::Frame {
             scenario,
             at,
@@ -320,7 +332,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let mut app = tui::App::new(session, tui::Theme::plain());
             app.seek(at);
             app.set_compare(compare);
-            write!(out, "{}", tui::render_text(&app, size.0, size.1))?;
+            write!(out(), "{}", tui::render_text(&app, size.0, size.1))?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -17,10 +17,32 @@ const TICK: Duration = Duration::from_millis(50);
 /// Runs the UI until the user quits; returns the app so its session can be saved.
 pub fn run_terminal(mut app: App) -> io::Result<App> {
     watch_signals()?;
+    // ratatui's hook (installed by try_init) restores raw mode and the screen, then calls this
+    // one, which shows the cursor again before the panic message is printed.
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        show_cursor();
+        report(info);
+    }));
     let mut terminal = ratatui::try_init()?;
-    let result = event_loop(&mut terminal, &mut app);
-    ratatui::restore();
+    // crossterm installs its SIGWINCH handler when its event source first runs; do that before
+    // the first frame, or a resize right after start-up is lost.
+    let result = event::poll(Duration::ZERO).and_then(|_| event_loop(&mut terminal, &mut app));
+    restore();
     result.map(|()| app)
+}
+
+/// Puts the terminal back as it was: cooked mode, main screen, cursor shown.
+fn restore() {
+    ratatui::restore();
+    show_cursor();
+}
+
+fn show_cursor() {
+    use std::io::Write;
+    let mut out = io::stdout();
+    let _ = crossterm::execute!(out, crossterm::cursor::Show);
+    let _ = out.flush();
 }
 
 /// Raw mode swallows Ctrl-C as a key, but a `kill` still arrives as a signal: put the terminal
@@ -32,7 +54,7 @@ fn watch_signals() -> io::Result<()> {
         .name("signals".into())
         .spawn(move || {
             if let Some(signal) = signals.forever().next() {
-                ratatui::restore();
+                restore();
                 std::process::exit(128 + signal);
             }
         })?;

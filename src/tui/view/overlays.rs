@@ -27,12 +27,12 @@ pub struct Help<'a> {
     pub theme: &'a Theme,
 }
 
-const PANELS: &[(&str, &str)] = &[
-    ("Timeline", "a lane per client and the lock; ▸ is selected"),
-    ("believes", "the lease as the client reckons it"),
-    ("lock svc", "the lock service's truth"),
-    ("Lock", "holder, token, expiry, next token"),
-    ("Storage", "per key: value, fence_token, writer"),
+const PANELS: &[&str] = &[
+    "Timeline: lanes, ▸ = selected",
+    "believes: lease by its own clock",
+    "lock service: the truth",
+    "Lock: holder, token, expiry",
+    "Storage: value, fence_token/key",
 ];
 
 impl Widget for Help<'_> {
@@ -43,7 +43,7 @@ impl Widget for Help<'_> {
         let inner = block.inner(box_area);
         block.render(box_area, buf);
         let key_style = self.theme.style(Role::Title);
-        let left_w = 50.min(inner.width);
+        let left_w = 41.min(inner.width);
         for (y, (keys, label)) in (inner.y..inner.bottom()).zip(keys::help_rows()) {
             let line = Line::from(vec![
                 Span::styled(format!("{keys:<8}"), key_style),
@@ -56,32 +56,25 @@ impl Widget for Help<'_> {
             return;
         }
         let right_w = inner.right() - right_x;
-        let mut y = inner.y;
-        for (glyph, meaning) in LEGEND {
-            if y >= inner.bottom() {
-                return;
-            }
-            let line = Line::from(vec![
+        let legend = LEGEND.iter().map(|(glyph, _, meaning)| {
+            Line::from(vec![
                 Span::styled(format!("{glyph} "), key_style),
                 Span::raw(*meaning),
-            ]);
+            ])
+        });
+        let panels = PANELS.iter().map(|text| {
+            let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+            Line::from(vec![
+                Span::styled(name.to_owned(), key_style),
+                Span::raw(format!(":{rest}")),
+            ])
+        });
+        let lines = std::iter::once(Line::raw("The timeline's marks"))
+            .chain(legend)
+            .chain(std::iter::once(Line::raw("")))
+            .chain(panels);
+        for (y, line) in (inner.y..inner.bottom()).zip(lines) {
             buf.set_line(right_x, y, &line, right_w);
-            y += 1;
-        }
-        y += 1;
-        for (panel, meaning) in PANELS {
-            if y + 1 >= inner.bottom() {
-                return;
-            }
-            buf.set_stringn(right_x, y, *panel, right_w as usize, key_style);
-            buf.set_stringn(
-                right_x + 1,
-                y + 1,
-                *meaning,
-                right_w as usize - 1,
-                Style::new(),
-            );
-            y += 2;
         }
     }
 }
@@ -95,7 +88,7 @@ pub struct Picker<'a> {
 impl Widget for Picker<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let scenarios = Scenario::all_built_in();
-        let box_area = centered(area, 78, scenarios.len() as u16 * 2 + 4);
+        let box_area = centered(area, 78, scenarios.len() as u16 * 2 + 2);
         Clear.render(box_area, buf);
         let block = Block::bordered().title(" Choose a scenario: ↑↓ Enter, Esc to cancel ");
         let inner = block.inner(box_area);

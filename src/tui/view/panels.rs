@@ -6,7 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use crate::sim::{fmt_seconds, seconds, to_ms, EventKind, World};
+use crate::sim::{seconds, EventKind, World};
 use crate::tui::theme::{Role, Theme};
 use crate::{CheckedStorage, FenceCheck};
 
@@ -38,9 +38,8 @@ impl Widget for LockPanel<'_> {
                     Span::raw(format!("  token {}", lease.token)),
                 ]));
                 lines.push(Line::raw(format!(
-                    "granted {} s  expires {} s",
-                    fmt_seconds(to_ms(lease.granted_at)),
-                    fmt_seconds(to_ms(lease.expires_at))
+                    "granted {:.1} s  expires {:.1} s",
+                    lease.granted_at, lease.expires_at
                 )));
                 lines.push(gauge_line(
                     left / scenario.lease_seconds,
@@ -52,16 +51,18 @@ impl Widget for LockPanel<'_> {
             None => {
                 lines.push(Line::from(vec![
                     Span::raw("holder  "),
-                    Span::styled("nobody: the lock is free", self.theme.style(Role::Dim)),
+                    Span::styled("none, the lock is free", self.theme.style(Role::Dim)),
                 ]));
                 let last = world.events().iter().rev().find_map(|e| match e.kind {
                     EventKind::Expire { client, token } => Some(format!(
-                        "t{token} ({client}) expired at {} s",
-                        fmt_seconds(e.t)
+                        "t{token} c{} expired {:.1} s",
+                        client.number(),
+                        seconds(e.t)
                     )),
                     EventKind::Release { client, token } => Some(format!(
-                        "t{token} ({client}) released at {} s",
-                        fmt_seconds(e.t)
+                        "t{token} c{} released {:.1} s",
+                        client.number(),
+                        seconds(e.t)
                     )),
                     _ => None,
                 });
@@ -115,7 +116,7 @@ impl Widget for StoragePanel<'_> {
         block.render(area, buf);
         let theme = self.theme;
         let rows = inner.height as usize;
-        let value_w = (inner.width as usize).saturating_sub(9 + 6 + 12).max(6);
+        let value_w = (inner.width as usize).saturating_sub(9 + 6 + 13).max(6);
         let mut lines = vec![Line::styled(
             format!("{:<8} {:<value_w$} {:>5} {}", "key", "value", "fence", "by"),
             theme.style(Role::Dim),
@@ -168,8 +169,8 @@ impl Widget for StoragePanel<'_> {
                     format!("✗ REJECTED t{} < t{}", token, highest.unwrap_or_default()),
                     Role::Rejected,
                 ),
-                (true, true) => ("! CORRUPTED DATA!".to_owned(), Role::Corrupted),
-                (true, false) => ("✓ accepted".to_owned(), Role::Accepted),
+                (true, true) => (format!("! CORRUPTED DATA! t{token}"), Role::Corrupted),
+                (true, false) => (format!("✓ accepted t{token}"), Role::Accepted),
             };
             let style = if fresh {
                 theme.style(role)
@@ -178,10 +179,7 @@ impl Widget for StoragePanel<'_> {
             };
             let line = Line::from(vec![
                 Span::styled(verdict, style),
-                Span::raw(format!(
-                    " {client} t{token} → {key} at {} s",
-                    fmt_seconds(t)
-                )),
+                Span::raw(format!(" {client} → {key} at {:.1} s", seconds(t))),
             ]);
             while lines.len() + 1 > rows && lines.len() > 1 {
                 lines.pop();

@@ -39,7 +39,7 @@ impl Widget for Header<'_> {
         } else {
             format!("❚❚ paused ({}x)", app.speed())
         };
-        let mut spans = vec![
+        let spans = vec![
             fencing,
             Span::styled(
                 format!(
@@ -50,9 +50,6 @@ impl Widget for Header<'_> {
                 bar,
             ),
         ];
-        if app.compare() {
-            spans.push(Span::styled(" │ COMPARE", bar));
-        }
         Paragraph::new(Line::from(spans)).render(Rect::new(area.x, area.y, area.width, 1), buf);
 
         if area.height < 2 {
@@ -63,11 +60,14 @@ impl Widget for Header<'_> {
             (false, Some(i)) => format!("beat {} of {}", i + 1, scenario.beats.len()),
             (false, None) => format!("{} beats", scenario.beats.len()),
         };
-        let right = format!(" {progress} ");
+        let compare = if app.compare() { "COMPARE · " } else { "" };
+        let right = format!(" {compare}{progress} ");
         let title_w = area.width.saturating_sub(right.chars().count() as u16);
+        let name = format!(" {}: ", scenario.name);
+        let room = (title_w as usize).saturating_sub(name.chars().count() + 1);
         let line = Line::from(vec![
-            Span::styled(format!(" {}", scenario.name), theme.style(Role::Title)),
-            Span::raw(format!(": {}", scenario.title)),
+            Span::styled(name, theme.style(Role::Title)),
+            Span::raw(super::panels::clip(&scenario.title, room)),
         ]);
         buf.set_line(area.x, area.y + 1, &line, title_w);
         buf.set_string(area.x + title_w, area.y + 1, right, theme.style(Role::Dim));

@@ -13,23 +13,23 @@ use crate::sim::{
 use crate::tui::theme::{Role, Theme};
 
 /// Seconds per column the timeline chooses from, in ms.
-const SCALES: [Ms; 7] = [100, 200, 250, 500, 1_000, 2_000, 5_000];
+const SCALES: [Ms; 4] = [100, 200, 250, 500];
 const LABEL_WIDTH: u16 = 9;
 
-/// The glyphs, for the legend and the help overlay.
-pub const LEGEND: &[(&str, &str)] = &[
-    ("=", "holds the lock (live lease)"),
-    ("/", "thinks it holds it: lease gone"),
-    ("~", "frozen in a GC pause"),
-    ("x", "crashed, down"),
-    ("-", "waiting for the lock"),
-    ("?", "asked for the lock: refused"),
-    ("+", "renewed its lease"),
-    ("]", "released the lock"),
-    ("ø", "renew/release refused"),
-    ("✓", "write accepted"),
-    ("✗", "write REJECTED (stale token)"),
-    ("!", "stale write landed: CORRUPTED"),
+/// The glyphs: (glyph, short form for the legend row, meaning for the help overlay).
+pub const LEGEND: &[(&str, &str, &str)] = &[
+    ("=", "holds", "holds the lock (live lease)"),
+    ("/", "thinks it holds", "thinks it holds: lease gone"),
+    ("~", "GC pause", "frozen in a GC pause"),
+    ("✓", "accepted", "write accepted"),
+    ("✗", "REJECTED", "write REJECTED (stale)"),
+    ("!", "CORRUPTED", "stale write landed: CORRUPT"),
+    ("x", "down", "crashed, down"),
+    ("-", "waits", "waiting for the lock"),
+    ("?", "refused", "asked for the lock: refused"),
+    ("+", "renew", "renewed its lease"),
+    ("]", "release", "released the lock"),
+    ("ø", "lease refused", "renew/release refused"),
 ];
 
 /// Which stretch of time the lanes show.
@@ -42,18 +42,20 @@ pub struct Window {
 }
 
 impl Window {
-    /// The window for `cols` columns at `now`: the whole lesson when it fits, else following now.
+    /// The window for `cols` columns at `now`: a lesson whole when it fits, else following now.
+    /// Half a second a column at most, so a job or a write is never squeezed out of sight.
     pub fn choose(cols: u16, now: Ms, end: Ms, chaos: bool) -> Window {
         let cols = cols.max(1);
-        let wanted = if chaos { end.min(60_000) } else { end };
-        let mut scale = SCALES
-            .iter()
-            .copied()
-            .find(|s| s * cols as Ms >= wanted)
-            .unwrap_or(SCALES[SCALES.len() - 1]);
-        if !chaos {
-            scale = scale.min(500); // lessons stay legible: half a second per column at most
-        }
+        let scale = if chaos {
+            500
+        } else {
+            SCALES
+                .iter()
+                .copied()
+                .find(|s| s * cols as Ms >= end)
+                .unwrap_or(500)
+                .min(500)
+        };
         let span = scale * cols as Ms;
         // Keep now at about 85% of the width once the story outgrows the window.
         let lead = span * 85 / 100;
@@ -87,7 +89,7 @@ impl Timeline<'_> {
         if inner_width >= 100 {
             (16, 18)
         } else {
-            (12, 16)
+            (13, 16)
         }
     }
 }
@@ -172,8 +174,7 @@ impl Widget for Timeline<'_> {
         let y = inner.y + 5;
         if y < inner.bottom() {
             let mut x = inner.x;
-            for (glyph, meaning) in LEGEND {
-                let short = meaning.split([' ', ':']).next().unwrap_or(meaning);
+            for (glyph, short, _) in LEGEND {
                 let item = format!("{glyph} {short}  ");
                 if x + item.chars().count() as u16 > inner.right() {
                     break;
@@ -384,7 +385,11 @@ pub fn belief_and_truth(world: &World, client: &Client) -> (String, String, bool
     };
     let left = client.believed_left(now).unwrap_or(0);
     let believes = if left > 0 {
-        format!("t{} {:.1}s left", belief.token, left as f64 / 1000.0)
+        format!(
+            "t{} {} left",
+            belief.token,
+            short_seconds(left as f64 / 1000.0)
+        )
     } else {
         format!("t{} ran out", belief.token)
     };
@@ -395,12 +400,16 @@ pub fn belief_and_truth(world: &World, client: &Client) -> (String, String, bool
     match live {
         Some(lease) => {
             let remaining = (lease.expires_at - seconds(now)).max(0.0);
-            (believes, format!("live {remaining:.1}s"), false)
+            (
+                believes,
+                format!("live {}", short_seconds(remaining)),
+                false,
+            )
         }
         None => {
             let ended = lease_end(world.lock_lane(), client.id, belief.token);
             let truth = match ended {
-                Some(t) => format!("expired {:.1}s ago", seconds(now - t)),
+                Some(t) => format!("expired {} ago", short_seconds(seconds(now - t))),
                 None => "not its lease".to_owned(),
             };
             (believes, truth, true)
@@ -414,4 +423,13 @@ fn lease_end(spans: &[LockSpan], client: ClientId, token: u64) -> Option<Ms> {
         .iter()
         .rposition(|s| s.holder == Some((client, token)))?;
     spans.get(i + 1).map(|s| s.start)
+}
+
+/// "9.5s", or "12s" from ten seconds up, so status columns stay narrow.
+fn short_seconds(s: f64) -> String {
+    if s >= 9.95 {
+        format!("{s:.0}s")
+    } else {
+        format!("{s:.1}s")
+    }
 }

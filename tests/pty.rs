@@ -1,0 +1,209 @@
+//! End to end: the real binary in a pseudo-terminal, driven by keys, read back through a
+//! terminal emulator, and the terminal checked after it leaves.
+
+use std::io::{Read, Write};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
+
+struct Session {
+    child: Box<dyn Child + Send + Sync>,
+    master: Box<dyn MasterPty + Send>,
+    writer: Box<dyn Write + Send>,
+    output: Receiver<Vec<u8>>,
+    screen: vt100::Parser,
+}
+
+impl Session {
+    fn start(args: &[&str]) -> Session {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 24,
+                cols: 80,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_fencing-lab"));
+        cmd.args(args);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("NO_COLOR", "1");
+        let child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer = pair.master.take_writer().unwrap();
+        let (tx, output) = channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Session {
+            child,
+            master: pair.master,
+            writer,
+            output,
+            screen: vt100::Parser::new(24, 80, 0),
+        }
+    }
+
+    fn text(&self) -> String {
+        self.screen.screen().contents()
+    }
+
+    /// Reads output until `wanted` is on screen.
+    fn wait_for(&mut self, wanted: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !self.text().contains(wanted) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(
+                !left.is_zero(),
+                "never saw {wanted:?}; screen:\n{}",
+                self.text()
+            );
+            if let Ok(bytes) = self
+                .output
+                .recv_timeout(left.min(Duration::from_millis(100)))
+            {
+                self.screen.process(&bytes);
+            }
+        }
+    }
+
+    fn keys(&mut self, keys: &str) {
+        for key in keys.chars() {
+            let mut buf = [0u8; 4];
+            self.writer
+                .write_all(key.encode_utf8(&mut buf).as_bytes())
+                .unwrap();
+            self.writer.flush().unwrap();
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    fn wait_exit(&mut self) -> u32 {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            while let Ok(bytes) = self.output.try_recv() {
+                self.screen.process(&bytes);
+            }
+            if let Some(status) = self.child.try_wait().unwrap() {
+                std::thread::sleep(Duration::from_millis(100));
+                while let Ok(bytes) = self.output.try_recv() {
+                    self.screen.process(&bytes);
+                }
+                return status.exit_code();
+            }
+            assert!(Instant::now() < deadline, "the UI did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The terminal is as it was: main screen, cursor shown, line editing and echo back on.
+    fn assert_restored(&self) {
+        let screen = self.screen.screen();
+        assert!(!screen.alternate_screen(), "still on the alternate screen");
+        assert!(!screen.hide_cursor(), "cursor left hidden");
+        let fd = self.master.as_raw_fd().expect("a unix pty");
+        let mut termios: libc::termios = unsafe { std::mem::zeroed() };
+        assert_eq!(unsafe { libc::tcgetattr(fd, &mut termios) }, 0);
+        assert_ne!(
+            termios.c_lflag & libc::ICANON,
+            0,
+            "left in raw mode (no ICANON)"
+        );
+        assert_ne!(
+            termios.c_lflag & libc::ECHO,
+            0,
+            "left in raw mode (no ECHO)"
+        );
+    }
+}
+
+#[test]
+fn the_lesson_end_to_end_by_keys() {
+    let mut ui = Session::start(&[]);
+    ui.wait_for("beat 1 of 13");
+    assert!(ui.screen.screen().alternate_screen());
+    assert!(ui.text().contains("FENCING ON"));
+    ui.keys("nnnnnnn");
+    ui.wait_for("Will the storage accept client 1's write with token 1?");
+    ui.keys("y");
+    ui.wait_for("✗ REJECTED t1 < t2");
+    assert!(ui.text().contains("You said yes. Not quite: REJECTED"));
+    ui.keys("f");
+    ui.wait_for("FENCING OFF");
+    ui.keys("r");
+    ui.wait_for("t = 0.0 s");
+    ui.keys("nnnnnnn");
+    ui.wait_for("Will the storage accept");
+    ui.keys("y");
+    ui.wait_for("CORRUPTED DATA! t1 overwrote t2's data");
+    ui.keys("hh");
+    ui.wait_for("t = 15.5 s");
+    ui.keys("?");
+    ui.wait_for("Help: any key closes");
+    ui.keys(" ");
+    ui.wait_for("n next");
+    ui.keys("q");
+    assert_eq!(ui.wait_exit(), 0);
+    ui.assert_restored();
+}
+
+#[test]
+fn ctrl_c_and_esc_quit_cleanly() {
+    for key in ["\u{3}", "\u{1b}"] {
+        let mut ui = Session::start(&["tui", "chaos"]);
+        ui.wait_for("chaos, seed 1");
+        ui.keys("2g");
+        ui.wait_for("client-2 freezes in a GC pause");
+        ui.keys(key);
+        assert_eq!(ui.wait_exit(), 0);
+        ui.assert_restored();
+    }
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let mut ui = Session::start(&["tui", "renew"]);
+    ui.wait_for("beat 1 of");
+    ui.keys(" "); // playing: the loop is polling, not blocked
+    let pid = ui.child.process_id().unwrap() as libc::pid_t;
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    assert_eq!(ui.wait_exit(), 128 + libc::SIGTERM as u32);
+    ui.assert_restored();
+}
+
+impl Session {
+    /// Resizes the terminal as a window manager would; the kernel tells the UI by SIGWINCH.
+    fn resize(&mut self, cols: u16, rows: u16) {
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        self.screen.screen_mut().set_size(rows, cols);
+    }
+}
+
+#[test]
+fn resizing_redraws_at_the_new_size() {
+    let mut ui = Session::start(&[]);
+    ui.wait_for("beat 1 of 13");
+    ui.resize(60, 15);
+    ui.wait_for("Terminal too small: 60x15");
+    ui.resize(120, 40);
+    ui.wait_for("time (s) ╵0        ╵5        ╵10       ╵15       ╵20");
+    ui.keys("n");
+    ui.wait_for("beat 2 of 13");
+    ui.keys("q");
+    assert_eq!(ui.wait_exit(), 0);
+    ui.assert_restored();
+}
