@@ -351,6 +351,7 @@ fn open_ui(
              for a text transcript use `fencing-lab run gc-pause`",
         ));
     }
+    let replaying = replay.is_some();
     let session = match replay {
         Some(path) => tui::recording::load(&path).map_err(Failure::usage)?,
         None => {
@@ -359,7 +360,11 @@ fn open_ui(
             Session::new(scenario, seed, !world.no_fencing, world.check)
         }
     };
-    let app = tui::App::new(session, tui::Theme::from_env());
+    let mut app = tui::App::new(session, tui::Theme::from_env());
+    if replaying {
+        // A replay plays itself back; every key still works (pause, step, travel).
+        app.update(tui::Action::TogglePlay);
+    }
     let app = tui::run_terminal(app).map_err(|e| Failure {
         message: format!("the terminal UI failed: {e}"),
         code: 1,

@@ -37,3 +37,8 @@ pub use lock::{
 pub use storage::{
     CheckedStorage, FenceCheck, FencedStorage, StaleToken, StoredValue, WriteReceipt,
 };
+
+// The README's Rust example is compiled and run with the doctests, so it cannot drift.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -207,3 +207,29 @@ fn resizing_redraws_at_the_new_size() {
     assert_eq!(ui.wait_exit(), 0);
     ui.assert_restored();
 }
+
+#[test]
+fn record_then_replay_plays_the_same_session_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lesson.json");
+    let path = file.to_str().unwrap();
+    let mut ui = Session::start(&["tui", "gc-pause", "--record", path]);
+    ui.wait_for("beat 1 of 13");
+    ui.keys("nn3g");
+    ui.wait_for("client-3 freezes in a GC pause");
+    ui.keys("q");
+    assert_eq!(ui.wait_exit(), 0);
+    let saved = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        saved.contains("\"action\": \"pause\"") && saved.contains("\"client\": 3"),
+        "{saved}"
+    );
+
+    let mut replay = Session::start(&["tui", "--replay", path]);
+    replay.wait_for("▶ playing");
+    replay.keys("+++"); // 8x playback
+    replay.wait_for("client-3 freezes in a GC pause until 19.0 s");
+    replay.keys("q");
+    assert_eq!(replay.wait_exit(), 0);
+    replay.assert_restored();
+}

@@ -437,3 +437,56 @@ fn snapshots_of_the_key_moments() {
         screen(&app_at("chaos", true, 30_000), 120, 40)
     );
 }
+
+// ------------------------------------------------------------------ record and replay
+
+#[test]
+fn a_recorded_session_replays_event_for_event() {
+    let mut app = app("chaos", true);
+    let plan: &[(u64, &[Action])] = &[
+        (
+            4_000,
+            &[Action::Select(ClientId::ALL[1]), Action::InjectPause],
+        ),
+        (9_000, &[Action::ToggleFencing]),
+        (12_500, &[Action::Select(ClientId::ALL[0]), Action::Crash]),
+        (20_000, &[Action::CycleCheck, Action::ToggleFencing]),
+    ];
+    for (t, actions) in plan {
+        app.seek(*t);
+        press(&mut app, actions);
+    }
+    app.seek(45_000);
+    let json = tui::recording::to_json(app.session());
+    assert!(
+        json.contains("\"scenario\": \"chaos\"") && json.contains("\"action\": \"crash\""),
+        "{json}"
+    );
+    let mut replay = tui::recording::from_json(&json, "test.json").unwrap();
+    replay.seek(45_000);
+    assert_eq!(replay.world().events(), app.session().world().events());
+    assert_eq!(replay.inputs(), app.session().inputs());
+}
+
+#[test]
+fn a_broken_recording_is_one_sentence() {
+    let err = tui::recording::from_json("{\"format\": 1}", "r.json")
+        .err()
+        .unwrap();
+    assert!(
+        err.starts_with("r.json, line 1: not a fencing-lab recording: missing field"),
+        "{err}"
+    );
+    let bad_client = r#"{"format":1,"scenario":"chaos","seed":1,"fencing":true,"check":"per-key",
+        "inputs":[{"at":1.0,"action":"pause","client":7}]}"#;
+    let err = tui::recording::from_json(bad_client, "r.json")
+        .err()
+        .unwrap();
+    assert_eq!(err, "r.json: input 1: field `client` must be 1, 2 or 3");
+    let bad_scenario =
+        r#"{"format":1,"scenario":"nope","seed":1,"fencing":true,"check":"per-key","inputs":[]}"#;
+    let err = tui::recording::from_json(bad_scenario, "r.json")
+        .err()
+        .unwrap();
+    assert!(err.starts_with("r.json names scenario nope:"), "{err}");
+}

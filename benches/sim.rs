@@ -1,0 +1,59 @@
+//! SPEC.md section 6: `chaos --runs 10000 --seconds 60` in under 2 s on a 2-core machine, and
+//! the simulation's throughput in events per second.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use fencing_lab::sim::{run_chaos, Scenario, Session};
+use fencing_lab::FenceCheck;
+
+fn chaos_runs(c: &mut Criterion) {
+    let scenario = Arc::new(Scenario::built_in("chaos").unwrap());
+    let mut group = c.benchmark_group("chaos 10000 runs x 60 s (budget 2 s)");
+    group.sample_size(10);
+    group.bench_function("summaries, as `fencing-lab chaos --runs 10000`", |b| {
+        b.iter(|| {
+            let mut stale = 0;
+            for seed in 1..=10_000 {
+                stale += run_chaos(&scenario, seed, true, FenceCheck::PerKey)
+                    .stats()
+                    .stale_writes_accepted;
+            }
+            assert_eq!(black_box(stale), 0);
+        })
+    });
+    group.finish();
+
+    // Events per second: the recorded run the UI plays, one 60 s run at a time.
+    let mut session = Session::new(scenario.clone(), 1, true, FenceCheck::PerKey);
+    session.seek(scenario.end);
+    let events = session.world().events().len() as u64;
+    let mut group = c.benchmark_group("chaos events");
+    group.throughput(Throughput::Elements(events));
+    group.bench_function("one recorded 60 s run (events/s)", |b| {
+        b.iter(|| {
+            let mut session = Session::new(scenario.clone(), 1, true, FenceCheck::PerKey);
+            session.seek(scenario.end);
+            black_box(session.world().events().len())
+        })
+    });
+    group.finish();
+
+    // And the real command end to end, once, so the README's figure is the user's figure.
+    let started = Instant::now();
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+        .args(["chaos", "--runs", "10000", "--seconds", "60"])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    println!(
+        "fencing-lab chaos --runs 10000 --seconds 60: {:.3} s wall (budget 2 s)",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+criterion_group!(benches, chaos_runs);
+criterion_main!(benches);
