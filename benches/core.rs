@@ -61,7 +61,7 @@ fn acquire_release(c: &mut Criterion) {
         b.iter(|| {
             for name in &names {
                 let lease = locks.acquire(name, "client-1").unwrap();
-                black_box(locks.release(name, "client-1", lease.token).unwrap());
+                black_box(locks.release(name, "client-1", lease.token).is_ok());
             }
         })
     });
