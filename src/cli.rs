@@ -65,29 +65,7 @@ enum Command {
     ///
     /// Prints every event when --runs is 1, else one summary per run. Exits 1 when fencing is
     /// on and any run accepted a stale write.
-    Chaos {
-        /// The first run's seed; run k uses seed + k.
-        #[arg(long, value_name = "N", default_value_t = 1)]
-        seed: u64,
-        /// How many runs.
-        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
-        runs: u64,
-        /// Simulated seconds per run.
-        #[arg(long, value_name = "S", default_value = "60", value_parser = parse_duration, allow_negative_numbers = true)]
-        seconds: Ms,
-        /// Lease length in seconds.
-        #[arg(long, value_name = "S", default_value = "3", value_parser = parse_duration, allow_negative_numbers = true)]
-        lease: Ms,
-        /// Let every write through (last writer wins).
-        #[arg(long)]
-        no_fencing: bool,
-        /// The storage's check while fencing is on, or `all` for a table comparing every check.
-        #[arg(long, value_name = "CHECK", default_value = "per-key", value_parser = parse_check_or_all)]
-        check: CheckChoice,
-        /// text or json (markdown is for `run`).
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-    },
+    Chaos(ChaosArgs),
     /// Print the UI's screen at time T as plain text (for handouts, docs and tests).
     Frame {
         /// A built-in scenario name (see `fencing-lab list`) or a path to a .toml file.
@@ -109,6 +87,32 @@ enum Command {
     },
     /// List the built-in scenarios, one a line with its title.
     List,
+}
+
+/// The options of `fencing-lab chaos`.
+#[derive(clap::Args, Debug, Clone, Copy)]
+struct ChaosArgs {
+    /// The first run's seed; run k uses seed + k.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    seed: u64,
+    /// How many runs.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    runs: u64,
+    /// Simulated seconds per run.
+    #[arg(long, value_name = "S", default_value = "60", value_parser = parse_duration, allow_negative_numbers = true)]
+    seconds: Ms,
+    /// Lease length in seconds.
+    #[arg(long, value_name = "S", default_value = "3", value_parser = parse_duration, allow_negative_numbers = true)]
+    lease: Ms,
+    /// Let every write through (last writer wins).
+    #[arg(long)]
+    no_fencing: bool,
+    /// The storage's check while fencing is on, or `all` for a table comparing every check.
+    #[arg(long, value_name = "CHECK", default_value = "per-key", value_parser = parse_check_or_all)]
+    check: CheckChoice,
+    /// text or json (markdown is for `run`).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -300,24 +304,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Chaos {
-            seed,
-            runs,
-            seconds,
-            lease,
-            no_fencing,
-            check,
-            format,
-        }) => chaos(
-            &mut out(),
-            seed,
-            runs,
-            seconds,
-            lease,
-            !no_fencing,
-            check,
-            format,
-        ),
+        Some(Command::Chaos(args)) => chaos(&mut out(), &args),
         Some(Command::Frame {
             scenario,
             at,
@@ -579,17 +566,17 @@ fn key_moment(session: &Session) -> Ms {
     asked.or(verdict).unwrap_or(world.now()).min(world.now())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn chaos(
-    out: &mut impl Write,
-    seed: u64,
-    runs: u64,
-    seconds_per_run: Ms,
-    lease: Ms,
-    fencing: bool,
-    check: CheckChoice,
-    format: Format,
-) -> Result<ExitCode, Failure> {
+fn chaos(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> {
+    let ChaosArgs {
+        seed,
+        runs,
+        seconds: seconds_per_run,
+        lease,
+        no_fencing,
+        check,
+        format,
+    } = *args;
+    let fencing = !no_fencing;
     if format == Format::Markdown {
         return Err(Failure::usage(
             "--format markdown is for `fencing-lab run`; chaos prints text or json",

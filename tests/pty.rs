@@ -142,7 +142,7 @@ fn the_lesson_end_to_end_by_keys() {
     ui.keys("nnnnnnn");
     ui.wait_for("Will the storage accept");
     ui.keys("y");
-    ui.wait_for("CORRUPTED DATA! t1 overwrote t2's data");
+    ui.wait_for("CORRUPTED DATA! t1 overwrote t2");
     ui.keys("hh");
     ui.wait_for("t = 15.5 s");
     ui.keys("?");

@@ -373,8 +373,12 @@ fn find(buf: &ratatui::buffer::Buffer, needle: &str) -> (u16, u16) {
 
 #[test]
 fn colour_marks_key_cells_and_plain_uses_no_colour_at_all() {
-    let mut colored = app_at("gc-pause", true, 16_500);
-    colored.theme_for_tests(Theme::colored());
+    let scenario = Arc::new(Scenario::built_in("gc-pause").unwrap());
+    let mut colored = App::new(
+        Session::new(scenario, 1, true, FenceCheck::PerKey),
+        Theme::colored(),
+    );
+    colored.seek(16_500);
     let buf = buffer(&colored, 80, 24);
     let (x, y) = find(&buf, "FENCING ON");
     assert_eq!(buf[(x + 1, y)].bg, Color::Green);

@@ -164,11 +164,6 @@ impl App {
         self.prediction = None;
     }
 
-    /// Uses `theme` from now on (tests check both themes on one app).
-    pub fn theme_for_tests(&mut self, theme: Theme) {
-        self.theme = theme;
-    }
-
     /// Shows or hides the compare view.
     pub fn set_compare(&mut self, on: bool) {
         self.compare = on;

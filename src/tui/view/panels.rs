@@ -116,33 +116,11 @@ impl Widget for StoragePanel<'_> {
         block.render(area, buf);
         let theme = self.theme;
         let rows = inner.height as usize;
-        let value_w = (inner.width as usize).saturating_sub(9 + 6 + 13).max(6);
-        let mut lines = vec![Line::styled(
-            format!("{:<8} {:<value_w$} {:>5} {}", "key", "value", "fence", "by"),
-            theme.style(Role::Dim),
-        )];
-        for (key, entry) in world.storage().entries() {
-            let by = match world.authors().get(key) {
-                Some(a) => format!("{} t{}", a.client, a.token),
-                None => String::new(),
-            };
-            lines.push(Line::raw(format!(
-                "{:<8} {:<value_w$} {:>5} {}",
-                clip(key, 8),
-                clip(&format!("\"{}\"", entry.value), value_w),
-                entry.highest,
-                by
-            )));
-            if entry.value_token < entry.highest {
-                lines.push(Line::styled(
-                    format!(
-                        "  ! CORRUPTED DATA! t{} overwrote t{}'s data",
-                        entry.value_token, entry.highest
-                    ),
-                    theme.style(Role::Corrupted),
-                ));
-            }
-        }
+        let by = |key: &str| match world.authors().get(key) {
+            Some(a) => format!("{} t{}", a.client, a.token),
+            None => String::new(),
+        };
+        let mut lines = key_rows(world.storage(), Some(&by), inner.width, theme);
         if world.storage().entries().is_empty() {
             lines.push(Line::styled(
                 "(nothing written yet)",
@@ -209,28 +187,7 @@ impl Widget for MirrorPanel<'_> {
         let inner = block.inner(area);
         block.render(area, buf);
         let theme = self.theme;
-        let value_w = (inner.width as usize).saturating_sub(9 + 6).max(6);
-        let mut lines = vec![Line::styled(
-            format!("{:<8} {:<value_w$} {:>5}", "key", "value", "fence"),
-            theme.style(Role::Dim),
-        )];
-        for (key, entry) in storage.entries() {
-            lines.push(Line::raw(format!(
-                "{:<8} {:<value_w$} {:>5}",
-                clip(key, 8),
-                clip(&format!("\"{}\"", entry.value), value_w),
-                entry.highest
-            )));
-            if entry.value_token < entry.highest {
-                lines.push(Line::styled(
-                    format!(
-                        "  ! CORRUPTED DATA! t{} over t{}",
-                        entry.value_token, entry.highest
-                    ),
-                    theme.style(Role::Corrupted),
-                ));
-            }
-        }
+        let mut lines = key_rows(storage, None, inner.width, theme);
         let summary = format!(
             "accepted {}  rejected {}  corrupted {}",
             stats.writes_accepted, stats.writes_rejected, stats.corruptions
@@ -241,6 +198,48 @@ impl Widget for MirrorPanel<'_> {
         lines.push(Line::styled(summary, theme.style(Role::Title)));
         Paragraph::new(lines).render(inner, buf);
     }
+}
+
+/// The storage table: a heading, then per key its value, highest token (the `fence_token`
+/// column) and, given `by`, who wrote it; a key whose value came from a stale write gets a
+/// CORRUPTED DATA! line under it.
+fn key_rows(
+    storage: &CheckedStorage,
+    by: Option<&dyn Fn(&str) -> String>,
+    width: u16,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let by_w = if by.is_some() { 13 } else { 0 };
+    let value_w = (width as usize).saturating_sub(9 + 6 + by_w).max(6);
+    let heading = format!("{:<8} {:<value_w$} {:>5}", "key", "value", "fence");
+    let heading = if by.is_some() {
+        heading + " by"
+    } else {
+        heading
+    };
+    let mut lines = vec![Line::styled(heading, theme.style(Role::Dim))];
+    for (key, entry) in storage.entries() {
+        let mut row = format!(
+            "{:<8} {:<value_w$} {:>5}",
+            clip(key, 8),
+            clip(&format!("\"{}\"", entry.value), value_w),
+            entry.highest
+        );
+        if let Some(by) = by {
+            row = format!("{row} {}", by(key));
+        }
+        lines.push(Line::raw(row));
+        if entry.value_token < entry.highest {
+            lines.push(Line::styled(
+                format!(
+                    "  ! CORRUPTED DATA! t{} overwrote t{}",
+                    entry.value_token, entry.highest
+                ),
+                theme.style(Role::Corrupted),
+            ));
+        }
+    }
+    lines
 }
 
 /// `text` cut to `width` characters, with an ellipsis when cut.
