@@ -358,24 +358,24 @@ impl App {
         scenario.chaos.is_none() && self.session.now() >= scenario.end
     }
 
-    /// Moves forward to `t`, stopping just before a beat that asks a question not yet answered.
+    /// Moves forward to `t`, but stops before a beat that asks a question not yet answered: at
+    /// the last moment something happens before it, so the class has seen everything leading up.
     fn go_forward(&mut self, t: Ms) {
         let now = self.session.now();
         let scenario = self.session.scenario().clone();
         let asking = scenario.beats.iter().enumerate().find(|(i, b)| {
             b.ask.is_some() && b.at > now && b.at <= t && !self.answered.contains(i)
         });
-        match asking {
-            Some((beat, b)) => {
-                self.session.seek(b.at.saturating_sub(1).max(now));
-                self.prediction = Some(Prediction { beat, answer: None });
-                self.playing = false;
-            }
-            None => {
-                self.prediction = None;
-                self.session.seek(t);
-            }
+        let Some((beat, asked)) = asking else {
+            self.prediction = None;
+            self.session.seek(t);
+            return;
+        };
+        while let Some(moment) = self.session.next_moment().filter(|&m| m < asked.at) {
+            self.session.seek(moment);
         }
+        self.prediction = Some(Prediction { beat, answer: None });
+        self.playing = false;
     }
 
     fn answer(&mut self, answer: bool) {
