@@ -426,15 +426,7 @@ fn write_transcript(out: &mut impl Write, session: &Session, seed: Option<u64>) 
     let world = session.world();
     let scenario = session.scenario();
     writeln!(out, "{}: {}", scenario.name, scenario.title)?;
-    writeln!(
-        out,
-        "lease {} s, first token {}, fencing {}{}",
-        scenario.lease_seconds,
-        scenario.first_token,
-        fencing_words(session.fencing_at_start(), session.check_at_start()),
-        seed.map(|s| format!(", seed {s}")).unwrap_or_default()
-    )?;
-    writeln!(out)?;
+    writeln!(out, "{}\n", settings_line(session, seed))?;
     let mut last_t = None;
     for (t, line) in story(session) {
         let stamp = if last_t == Some(t) {
@@ -456,6 +448,18 @@ fn write_transcript(out: &mut impl Write, session: &Session, seed: Option<u64>) 
     let summary = RunSummary::of(world, seed, session.fencing_at_start());
     writeln!(out, "{}", summary_sentence(&summary, world.now()))?;
     Ok(())
+}
+
+/// "lease 10 s, first token 1, fencing ON (token >= highest(key))[, seed N]"
+fn settings_line(session: &Session, seed: Option<u64>) -> String {
+    let scenario = session.scenario();
+    format!(
+        "lease {} s, first token {}, fencing {}{}",
+        scenario.lease_seconds,
+        scenario.first_token,
+        fencing_words(session.fencing_at_start(), session.check_at_start()),
+        seed.map(|s| format!(", seed {s}")).unwrap_or_default()
+    )
 }
 
 fn fencing_words(fencing: bool, check: FenceCheck) -> String {
@@ -495,14 +499,7 @@ fn write_handout(out: &mut impl Write, session: &Session, seed: Option<u64>) -> 
     let world = session.world();
     let scenario = session.scenario();
     writeln!(out, "# {}: {}\n", scenario.name, scenario.title)?;
-    writeln!(
-        out,
-        "Lease {} s, first token {}, fencing {}{}.\n",
-        scenario.lease_seconds,
-        scenario.first_token,
-        fencing_words(session.fencing_at_start(), session.check_at_start()),
-        seed.map(|s| format!(", seed {s}")).unwrap_or_default()
-    )?;
+    writeln!(out, "{}.\n", settings_line(session, seed))?;
     writeln!(out, "| t (s) | lesson | what happens |")?;
     writeln!(out, "|---:|---|---|")?;
     let cell = |text: &str| text.replace('|', "\\|");
