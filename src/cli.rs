@@ -17,10 +17,22 @@ use crate::FenceCheck;
 
 /// Why a lease lock needs fencing tokens: an interactive lesson in your terminal.
 ///
-/// With no command, opens the terminal UI on the Day 5, section 7.1 lesson (gc-pause).
-/// Press `n` to step through it and `?` for every key.
+/// With no command, opens the terminal UI on the Day 5, section 7.1 lesson (gc-pause): press
+/// `n` to step through it, `f` then `r` to replay it without fencing, `?` for every key.
 #[derive(Parser, Debug)]
-#[command(name = "fencing-lab", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "fencing-lab",
+    version,
+    propagate_version = true,
+    after_help = "Examples:
+  fencing-lab                              the Day 5, section 7.1 lesson in the terminal UI
+  fencing-lab tui chaos --seed 7           the seed's chaos test, to freeze and crash clients in
+  fencing-lab run gc-pause --no-fencing    the same story as a transcript, without fencing
+  fencing-lab run gc-pause --format json   its events, one JSON object a line
+  fencing-lab chaos --runs 10000           10,000 seeded chaos runs, one summary each
+  fencing-lab chaos --runs 1000 --check all  what each wrong storage check lets through
+  fencing-lab frame gc-pause --at 16.5     the screen at the key moment, as text"
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
