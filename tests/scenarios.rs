@@ -356,3 +356,38 @@ fn wrapped_lines(text: &str, width: usize) -> usize {
     }
     lines
 }
+
+#[test]
+fn a_waking_client_that_acquires_on_the_expiry_tick_still_sees_the_expiry_first() {
+    // Client 2 freezes, and its acquire comes due while it is frozen; it wakes on exactly the
+    // tick client 1's lease expires and acquires at once.
+    let text = r#"
+title = "wake on the expiry tick"
+lease = 5.0
+[[beat]]
+at = 0.0
+client = 1
+do = "acquire"
+caption = "c1"
+[[beat]]
+at = 1.0
+client = 2
+do = "pause"
+seconds = 4.0
+caption = "c2 freezes until 5 s"
+[[beat]]
+at = 2.0
+client = 2
+do = "acquire"
+caption = "deferred until c2 wakes at 5 s, the expiry tick"
+"#;
+    let scenario = Arc::new(Scenario::parse("wake", "wake.toml", text).unwrap());
+    let mut session = Session::new(scenario, 1, true, FenceCheck::PerKey);
+    session.seek(8_000);
+    let at_5: Vec<_> = at(&session, 5_000).into_iter().map(|k| k.name()).collect();
+    assert_eq!(
+        at_5,
+        ["expire", "resume", "grant"],
+        "the old lease ends before the new grant"
+    );
+}

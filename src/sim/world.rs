@@ -444,6 +444,12 @@ impl World {
         let now = self.now;
         loop {
             let mut acted = false;
+            // First what the lock service decides by itself, so everything a client does at
+            // this instant sees the lock as the service does.
+            if self.lease.is_some_and(|l| l.expiry <= now) {
+                self.expire();
+                acted = true;
+            }
             for i in 0..CLIENT_COUNT {
                 if self.clients[i].restart_at.is_some_and(|t| t <= now) {
                     self.restart(i);
@@ -453,10 +459,6 @@ impl World {
                     self.resume(i);
                     acted = true;
                 }
-            }
-            if self.lease.is_some_and(|l| l.expiry <= now) {
-                self.expire();
-                acted = true;
             }
             while let Some(beat) = self.scenario.beats.get(self.next_beat) {
                 if beat.at > now {
@@ -583,6 +585,10 @@ impl World {
         let id = self.clients[i].id;
         match self.locks.acquire(&self.scenario.lock, id.name()) {
             Some(lease) => {
+                // A grant means the lease before it is over; its expiry is told first.
+                if self.lease.is_some() {
+                    self.expire();
+                }
                 self.stats.grants += 1;
                 self.lease = Some(LiveLease {
                     client: id,
