@@ -12,7 +12,9 @@ mod world;
 
 pub use chaos::{run_chaos, ChaosParams, RunSummary};
 pub use event::{explain_write, ClientId, Event, EventKind};
-pub use scenario::{Beat, BeatAction, Question, Scenario, ScenarioError, CLIENT_COUNT};
+pub use scenario::{
+    Beat, BeatAction, ClientAction, Question, Scenario, ScenarioError, CLIENT_COUNT,
+};
 pub use session::{Input, InputKind, Session};
 pub use world::{
     Activity, Belief, Client, LaneState, LockSpan, Mark, MarkKind, Span, Stats, World,
