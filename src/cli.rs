@@ -397,7 +397,8 @@ fn push_event<'a>(
         *fencing = on;
     }
     lines.push((event.t, Line::Event(event)));
-    if matches!(event.kind, EventKind::Write { .. }) && *asked_at == Some(event.t) {
+    let asked = *asked_at == Some(event.t);
+    if matches!(event.kind, EventKind::Write { .. }) && (asked || event.kind.is_honest_refusal()) {
         *asked_at = None;
         let applied = if *fencing {
             check

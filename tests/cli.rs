@@ -180,6 +180,22 @@ fn a_scripted_fencing_toggle_is_an_event() {
 }
 
 #[test]
+fn a_wrong_check_is_explained_in_the_transcript() {
+    let out = stdout_of(&["run", "per-key", "--check", "global"]);
+    assert!(out.contains("fencing ON (token >= highest(any key))"));
+    assert!(out.contains("= REJECTED: another key has accepted a token above 2; one global highest refuses honest writes"), "{out}");
+    let out = stdout_of(&["run", "renew", "--check", "strict"]);
+    assert!(
+        out.contains("= REJECTED: the strict check wants a token above 1"),
+        "{out}"
+    );
+    assert!(
+        !stdout_of(&["run", "per-key"]).contains("= REJECTED"),
+        "the seed's rule refuses nothing honest"
+    );
+}
+
+#[test]
 fn until_stops_early() {
     let lines = json_lines(&["run", "gc-pause", "--until", "11", "--format", "json"]);
     let summary = lines.last().unwrap();

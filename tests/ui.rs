@@ -499,3 +499,41 @@ fn a_broken_recording_is_one_sentence() {
         .unwrap();
     assert!(err.starts_with("r.json names scenario nope:"), "{err}");
 }
+
+#[test]
+fn a_wrong_check_says_what_it_broke_in_the_caption() {
+    let scenario = Arc::new(Scenario::built_in("per-key").unwrap());
+    let mut app = App::new(
+        Session::new(scenario, 1, true, FenceCheck::Global),
+        Theme::plain(),
+    );
+    app.seek(9_500);
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.contains("With the global check: REJECTED: another key has accepted"),
+        "{text}"
+    );
+    // Under the seed's rule the lesson's own caption stands.
+    let text = screen(&app_at("per-key", true, 9_500), 80, 24);
+    assert!(text.contains("orders has seen only 1, so it"), "{text}");
+}
+
+#[test]
+fn a_token_label_is_never_half_covered_by_a_mark() {
+    for scenario in Scenario::all_built_in() {
+        for t in (0..=scenario.end).step_by(1_000) {
+            let text = screen(&app_at(&scenario.name, true, t), 120, 40);
+            for line in text.lines().filter(|l| l.contains("client-")) {
+                let lane: Vec<char> = line.chars().collect();
+                for pair in lane.windows(2) {
+                    let stray = pair[0] == 't' && "✓✗!?+]ø".contains(pair[1]);
+                    assert!(
+                        !stray,
+                        "{} at {t}: a mark covers a label\n{line}",
+                        scenario.name
+                    );
+                }
+            }
+        }
+    }
+}

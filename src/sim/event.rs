@@ -147,6 +147,13 @@ impl EventKind {
         }
     }
 
+    /// A refused write whose token was not older than its key's highest: only a check stricter
+    /// than the seed's rule refuses one, and that is what such a check breaks.
+    pub fn is_honest_refusal(&self) -> bool {
+        matches!(self, EventKind::Write { accepted: false, token, highest, .. }
+            if highest.is_none_or(|h| *token >= h))
+    }
+
     /// The client the event is about, if any.
     pub fn client(&self) -> Option<ClientId> {
         match *self {

@@ -138,16 +138,40 @@ impl Widget for Caption<'_> {
                 }
             }
             None => {
-                let caption = scenario
-                    .beat_at(world.now())
-                    .map(|i| scenario.beats[i].caption_for(world.fencing()))
-                    .unwrap_or("Press n to begin the lesson.");
-                let style = if caption.contains("CORRUPTED") {
-                    theme.style(Role::Corrupted)
-                } else {
-                    Style::new()
-                };
-                lines.push(Line::styled(caption.to_owned(), style));
+                let beat = scenario.beat_at(world.now()).map(|i| &scenario.beats[i]);
+                // A check stricter than the seed's refused an honest write at this beat: say
+                // so, since the lesson's caption was written for the seed's rule.
+                let broken = beat.and_then(|beat| {
+                    world
+                        .events()
+                        .iter()
+                        .rev()
+                        .take_while(|e| e.t >= beat.at)
+                        .find(|e| e.t == beat.at && e.kind.is_honest_refusal())
+                });
+                match (beat, broken) {
+                    (_, Some(event)) => {
+                        let check = world.storage().check();
+                        let why = explain_write(&event.kind, check).unwrap_or_default();
+                        lines.push(Line::from(vec![
+                            Span::styled(
+                                format!("With the {} check: ", check.name()),
+                                theme.style(Role::Question),
+                            ),
+                            Span::styled(why, theme.style(Role::Rejected)),
+                        ]));
+                    }
+                    (Some(beat), None) => {
+                        let caption = beat.caption_for(world.fencing());
+                        let style = if caption.contains("CORRUPTED") {
+                            theme.style(Role::Corrupted)
+                        } else {
+                            Style::new()
+                        };
+                        lines.push(Line::styled(caption.to_owned(), style));
+                    }
+                    (None, None) => lines.push(Line::raw("Press n to begin the lesson.")),
+                }
             }
         }
         Paragraph::new(lines)

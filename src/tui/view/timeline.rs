@@ -140,7 +140,7 @@ impl Widget for Timeline<'_> {
                 Style::new()
             };
             buf.set_stringn(inner.x, y, label, LABEL_WIDTH as usize, label_style);
-            draw_client_lane(buf, lane_x, y, &window, now, world, row, theme);
+            draw_client_lane(buf, lane_x, y, &window, world, row, theme);
             let (belief, truth, stale) = belief_and_truth(world, client);
             buf.set_stringn(status_x, y, belief, belief_w as usize, Style::new());
             let truth_style = if stale {
@@ -240,78 +240,69 @@ fn span_at(spans: &[Span], t: Ms) -> Option<&Span> {
     i.checked_sub(1).map(|i| &spans[i])
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One client's lane: its state in each column, a label where a stretch starts (the token held,
+/// GC, down) unless a mark sits there, and the most important mark of each column on top.
 fn draw_client_lane(
     buf: &mut Buffer,
     x: u16,
     y: u16,
     window: &Window,
-    now: Ms,
     world: &World,
     index: usize,
     theme: &Theme,
 ) {
+    let now = world.now();
     let spans = world.lane(index);
-    let marks = world.marks(index);
-    let mut run_start: Option<(u16, LaneState, Option<u64>)> = None;
-    let mut labels: Vec<(u16, u16, LaneState, Option<u64>)> = Vec::new();
-    let last_col = window.col_of(now).unwrap_or(window.cols.saturating_sub(1));
-    for col in 0..=last_col.min(window.cols.saturating_sub(1)) {
-        let t0 = window.col_start(col);
-        if t0 > now {
-            break;
+    let cells: Vec<(LaneState, Option<u64>)> = (0..window.cols)
+        .map(|col| window.col_start(col))
+        .take_while(|&t0| t0 <= now)
+        .map(|t0| span_at(spans, t0).map_or((LaneState::Idle, None), |s| (s.state, s.token)))
+        .collect();
+
+    // An instant matters more than the stretch it sits in: keep each column's weightiest mark.
+    let mut marks: Vec<Option<MarkKind>> = vec![None; cells.len()];
+    let all = world.marks(index);
+    for mark in &all[all.partition_point(|m| m.t < window.start)..] {
+        match window
+            .col_of(mark.t)
+            .and_then(|col| marks.get_mut(col as usize))
+        {
+            Some(slot) if mark.kind != MarkKind::Granted => *slot = (*slot).max(Some(mark.kind)),
+            Some(_) => {}
+            None => break,
         }
-        let (state, token) =
-            span_at(spans, t0).map_or((LaneState::Idle, None), |s| (s.state, s.token));
+    }
+
+    for (col, &(state, _)) in cells.iter().enumerate() {
         let (glyph, role) = lane_cell(state);
-        buf.set_string(x + col, y, glyph.to_string(), theme.style(role));
-        match run_start {
-            Some((_, s, tk)) if (s, tk) == (state, token) => {}
-            _ => {
-                if let Some((start, s, tk)) = run_start {
-                    labels.push((start, col, s, tk));
-                }
-                run_start = Some((col, state, token));
-            }
-        }
+        buf.set_string(x + col as u16, y, glyph.to_string(), theme.style(role));
     }
-    if let Some((start, s, tk)) = run_start {
-        labels.push((start, last_col + 1, s, tk));
-    }
-    for (start, end, state, token) in labels {
+    let mut start = 0;
+    while start < cells.len() {
+        let run = cells[start..]
+            .iter()
+            .take_while(|&&c| c == cells[start])
+            .count();
+        let (state, token) = cells[start];
         let label = match (state, token) {
             (LaneState::Holding | LaneState::Stale, Some(token)) => format!("t{token}"),
             (LaneState::Paused, _) => "GC".to_owned(),
             (LaneState::Crashed, _) => "down".to_owned(),
-            _ => continue,
+            _ => String::new(),
         };
-        let width = label.chars().count() as u16;
-        if end - start > width {
-            let (_, role) = lane_cell(state);
-            buf.set_string(x + start, y, label, theme.style(role));
+        let width = label.chars().count();
+        let clear = marks[start..start + width.min(run)]
+            .iter()
+            .all(Option::is_none);
+        if width > 0 && run > width && clear {
+            buf.set_string(x + start as u16, y, label, theme.style(lane_cell(state).1));
         }
+        start += run;
     }
-    // Marks last: an instant matters more than the stretch it sits in.
-    let first = marks.partition_point(|m| m.t < window.start);
-    let mut best: Option<(u16, MarkKind)> = None;
-    for mark in marks[first..]
-        .iter()
-        .filter(|m| m.kind != MarkKind::Granted)
-    {
-        let Some(col) = window.col_of(mark.t) else {
-            break;
-        };
-        best = match best {
-            Some((c, kind)) if c == col => Some((c, kind.max(mark.kind))),
-            Some((c, kind)) => {
-                draw_mark(buf, x + c, y, kind, theme);
-                Some((col, mark.kind))
-            }
-            None => Some((col, mark.kind)),
-        };
-    }
-    if let Some((c, kind)) = best {
-        draw_mark(buf, x + c, y, kind, theme);
+    for (col, mark) in marks.iter().enumerate() {
+        if let Some(kind) = mark {
+            draw_mark(buf, x + col as u16, y, *kind, theme);
+        }
     }
 }
 
