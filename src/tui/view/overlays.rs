@@ -56,13 +56,17 @@ impl Widget for Help<'_> {
             return;
         }
         let right_w = inner.right() - right_x;
-        let legend = LEGEND.iter().map(|(glyph, _, meaning)| {
+        // Narrow, each mark gets its short name and the panel notes make room.
+        let narrow = right_w < 30;
+        let legend = LEGEND.iter().map(|(glyph, short, meaning)| {
+            let text = if narrow { short } else { meaning };
             Line::from(vec![
                 Span::styled(format!("{glyph} "), key_style),
-                Span::raw(*meaning),
+                Span::raw(*text),
             ])
         });
-        let panels = PANELS.iter().map(|text| {
+        let panels = PANELS.iter().take(if narrow { 0 } else { PANELS.len() });
+        let panels = panels.map(|text| {
             let (name, rest) = text.split_once(':').unwrap_or((text, ""));
             Line::from(vec![
                 Span::styled(name.to_owned(), key_style),

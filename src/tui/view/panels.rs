@@ -37,10 +37,18 @@ impl Widget for LockPanel<'_> {
                     Span::styled(lease.client_id.clone(), self.theme.style(Role::Title)),
                     Span::raw(format!("  token {}", lease.token)),
                 ]));
-                lines.push(Line::raw(format!(
+                let full = format!(
                     "granted {:.1} s  expires {:.1} s",
                     lease.granted_at, lease.expires_at
-                )));
+                );
+                lines.push(Line::raw(if full.chars().count() <= inner.width as usize {
+                    full
+                } else {
+                    format!(
+                        "lease   {:.1} → {:.1} s",
+                        lease.granted_at, lease.expires_at
+                    )
+                }));
                 lines.push(gauge_line(
                     left / scenario.lease_seconds,
                     format!("{left:.1} s"),

@@ -39,17 +39,17 @@ impl Widget for Header<'_> {
         } else {
             format!("❚❚ paused ({}x)", app.speed())
         };
-        let spans = vec![
-            fencing,
-            Span::styled(
-                format!(
-                    " {rule} │ t = {} s │ step {} s │ {play}",
-                    fmt_seconds(world.now()),
-                    fmt_seconds(app.step_ms())
-                ),
-                bar,
-            ),
-        ];
+        let clock = format!(
+            "t = {} s │ step {} s │ {play}",
+            fmt_seconds(world.now()),
+            fmt_seconds(app.step_ms())
+        );
+        let full = format!(" {rule} │ {clock}");
+        // Narrow, the rule gives way (the storage panel's title names it too): the clock and
+        // the play state always show.
+        let fits = fencing.width() + full.chars().count() <= area.width as usize;
+        let rest = if fits { full } else { format!(" {clock}") };
+        let spans = vec![fencing, Span::styled(rest, bar)];
         Paragraph::new(Line::from(spans)).render(Rect::new(area.x, area.y, area.width, 1), buf);
 
         if area.height < 2 {
@@ -256,8 +256,23 @@ impl Widget for Footer<'_> {
             );
             return;
         }
+        // Narrow, the hints a newcomer needs least give way first; help and quit never do.
+        const GIVE_WAY: [&str; 5] = ["back", "crash", "step", "GC", "play"];
+        let needed = |hints: &[(&str, &str)]| -> usize {
+            1 + hints
+                .iter()
+                .map(|(k, h)| k.chars().count() + h.len() + 3)
+                .sum::<usize>()
+        };
+        let mut hints: Vec<_> = keys::hints().collect();
+        for hint in GIVE_WAY {
+            if needed(&hints) <= area.width as usize {
+                break;
+            }
+            hints.retain(|(_, h)| *h != hint);
+        }
         let mut x = area.x + 1;
-        for (key, hint) in keys::hints() {
+        for (key, hint) in hints {
             let width = (key.chars().count() + hint.len() + 3) as u16;
             if x + width > area.right() {
                 break;
