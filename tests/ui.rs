@@ -543,7 +543,13 @@ fn at_the_minimum_size_the_essentials_stay_on_screen() {
     let mut app = app_at("gc-pause", true, 12_000);
     let text = screen(&app, tui::MIN_WIDTH, tui::MIN_HEIGHT);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].contains("FENCING ON") && lines[0].contains("t = 12.0 s") && lines[0].contains("paused"), "{}", lines[0]);
+    assert!(
+        lines[0].contains("FENCING ON")
+            && lines[0].contains("t = 12.0 s")
+            && lines[0].contains("paused"),
+        "{}",
+        lines[0]
+    );
     let footer = lines.last().unwrap();
     for hint in ["n next", "f fencing", "? help", "q quit"] {
         assert!(footer.contains(hint), "footer lacks {hint}: {footer}");
@@ -551,5 +557,8 @@ fn at_the_minimum_size_the_essentials_stay_on_screen() {
     assert!(text.contains("lease   11.0 → 21.0 s"), "{text}");
     app.update(Action::ToggleHelp);
     let help = screen(&app, tui::MIN_WIDTH, tui::MIN_HEIGHT);
-    assert!(help.contains("✗ REJECTED") && help.contains("q Esc   quit"), "{help}");
+    assert!(
+        help.contains("✗ REJECTED") && help.contains("q Esc   quit"),
+        "{help}"
+    );
 }
