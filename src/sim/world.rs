@@ -132,7 +132,6 @@ pub enum MarkKind {
     Released,
     Renewed,
     Refused,
-    Granted,
     LeaseRefusal,
     Accepted,
     Rejected,
@@ -179,15 +178,6 @@ impl Stats {
     }
 }
 
-/// Who left each key's current value, and whether it was a stale write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Authorship {
-    pub client: ClientId,
-    pub token: u64,
-    /// The value came from a write whose token was older than one the key had accepted.
-    pub corrupted: bool,
-}
-
 /// The live lease as the world last learned it from the service.
 #[derive(Clone, Copy, Debug)]
 struct LiveLease {
@@ -219,7 +209,8 @@ pub struct World {
     lock_lane: Vec<LockSpan>,
     marks: [Vec<Mark>; CLIENT_COUNT],
     stats: Stats,
-    authors: BTreeMap<String, Authorship>,
+    /// Who left each key's current value (its token and staleness are the storage's to say).
+    authors: BTreeMap<String, ClientId>,
 }
 
 impl World {
@@ -313,7 +304,7 @@ impl World {
     }
 
     /// Who left each key's current value.
-    pub fn authors(&self) -> &BTreeMap<String, Authorship> {
+    pub fn authors(&self) -> &BTreeMap<String, ClientId> {
         &self.authors
     }
 
@@ -603,7 +594,6 @@ impl World {
                 });
                 client.activity = Activity::Holding;
                 client.retry = None;
-                self.mark(i, MarkKind::Granted);
                 self.emit(|| EventKind::Grant {
                     client: id,
                     token: lease.token,
@@ -714,15 +704,10 @@ impl World {
         self.stats.count_write(&receipt, token);
         let stale = receipt.is_stale_accepted(token);
         if receipt.accepted {
-            let author = Authorship {
-                client: id,
-                token,
-                corrupted: stale,
-            };
             match self.authors.get_mut(key) {
-                Some(slot) => *slot = author,
+                Some(slot) => *slot = id,
                 None => {
-                    self.authors.insert(key.to_owned(), author);
+                    self.authors.insert(key.to_owned(), id);
                 }
             }
         }

@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Paragraph, Widget};
 
 use crate::sim::{seconds, EventKind, World};
 use crate::tui::theme::{Role, Theme};
-use crate::{CheckedStorage, FenceCheck};
+use crate::{CheckedStorage, FenceCheck, StoredValue};
 
 /// Holder, token, grant and expiry times, time left as a gauge, next token.
 pub struct LockPanel<'a> {
@@ -124,8 +124,8 @@ impl Widget for StoragePanel<'_> {
         block.render(area, buf);
         let theme = self.theme;
         let rows = inner.height as usize;
-        let by = |key: &str| match world.authors().get(key) {
-            Some(a) => format!("{} t{}", a.client, a.token),
+        let by = |key: &str, entry: &StoredValue| match world.authors().get(key) {
+            Some(client) => format!("{client} t{}", entry.value_token),
             None => String::new(),
         };
         let mut lines = key_rows(world.storage(), Some(&by), inner.width, theme);
@@ -208,12 +208,15 @@ impl Widget for MirrorPanel<'_> {
     }
 }
 
+/// Who wrote a key's current value, as the storage table's last column says it.
+type WrittenBy<'a> = &'a dyn Fn(&str, &StoredValue) -> String;
+
 /// The storage table: a heading, then per key its value, highest token (the `fence_token`
 /// column) and, given `by`, who wrote it; a key whose value came from a stale write gets a
 /// CORRUPTED DATA! line under it.
 fn key_rows(
     storage: &CheckedStorage,
-    by: Option<&dyn Fn(&str) -> String>,
+    by: Option<WrittenBy<'_>>,
     width: u16,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
@@ -234,7 +237,7 @@ fn key_rows(
             entry.highest
         );
         if let Some(by) = by {
-            row = format!("{row} {}", by(key));
+            row = format!("{row} {}", by(key, entry));
         }
         lines.push(Line::raw(row));
         if entry.value_token < entry.highest {

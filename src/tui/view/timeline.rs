@@ -226,7 +226,6 @@ fn mark_glyph(kind: MarkKind) -> (char, Role) {
         MarkKind::Released => (']', Role::Holding),
         MarkKind::Renewed => ('+', Role::Holding),
         MarkKind::Refused => ('?', Role::Waiting),
-        MarkKind::Granted => ('[', Role::Holding),
         MarkKind::LeaseRefusal => ('ø', Role::Stale),
         MarkKind::Accepted => ('✓', Role::Accepted),
         MarkKind::Rejected => ('✗', Role::Rejected),
@@ -267,8 +266,7 @@ fn draw_client_lane(
             .col_of(mark.t)
             .and_then(|col| marks.get_mut(col as usize))
         {
-            Some(slot) if mark.kind != MarkKind::Granted => *slot = (*slot).max(Some(mark.kind)),
-            Some(_) => {}
+            Some(slot) => *slot = (*slot).max(Some(mark.kind)),
             None => break,
         }
     }
