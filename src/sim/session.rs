@@ -40,15 +40,7 @@ pub struct Session {
 impl Session {
     /// A session at t = 0.
     pub fn new(scenario: Arc<Scenario>, seed: u64, fencing: bool, check: FenceCheck) -> Session {
-        let world = World::new(scenario.clone(), seed, fencing, check, &[], true);
-        Session {
-            scenario,
-            seed,
-            fencing,
-            check,
-            inputs: Vec::new(),
-            world,
-        }
+        Session::with_inputs(scenario, seed, fencing, check, Vec::new())
     }
 
     /// A session that will replay `inputs` as it advances.
@@ -69,6 +61,18 @@ impl Session {
             inputs,
             world,
         }
+    }
+
+    /// The world at t = 0 of this session's scenario, seed, settings and inputs.
+    fn world_at_start(&self) -> World {
+        World::new(
+            self.scenario.clone(),
+            self.seed,
+            self.fencing,
+            self.check,
+            &self.inputs,
+            true,
+        )
     }
 
     /// The world at the current moment.
@@ -109,14 +113,7 @@ impl Session {
     /// Travels to `t`, forward by playing on, back by replaying from t = 0 with the same inputs.
     pub fn seek(&mut self, t: Ms) {
         if t < self.world.now() {
-            self.world = World::new(
-                self.scenario.clone(),
-                self.seed,
-                self.fencing,
-                self.check,
-                &self.inputs,
-                true,
-            );
+            self.world = self.world_at_start();
         }
         self.world.advance_to(t, &self.inputs);
     }
@@ -140,13 +137,6 @@ impl Session {
         self.fencing = self.world.fencing();
         self.check = self.world.fenced_check();
         self.inputs.clear();
-        self.world = World::new(
-            self.scenario.clone(),
-            self.seed,
-            self.fencing,
-            self.check,
-            &[],
-            true,
-        );
+        self.world = self.world_at_start();
     }
 }

@@ -288,9 +288,7 @@ impl App {
             Action::ToggleCompare => self.compare = !self.compare,
             Action::Restart => {
                 self.session.restart();
-                self.prediction = None;
-                self.answered.clear();
-                self.playing = false;
+                self.start_over();
                 let fencing = if self.session.world().fencing() {
                     "on"
                 } else {
@@ -347,10 +345,15 @@ impl App {
         let check = self.session.world().fenced_check();
         let seed = scenario.seed;
         self.session = Session::new(Arc::new(scenario), seed, fencing, check);
+        self.start_over();
+        self.status = Some(format!("Loaded {name}. n steps through it."));
+    }
+
+    /// The lesson begins again: no question pending or answered, not playing.
+    fn start_over(&mut self) {
         self.prediction = None;
         self.answered.clear();
         self.playing = false;
-        self.status = Some(format!("Loaded {name}. n steps through it."));
     }
 
     fn at_end(&self) -> bool {
