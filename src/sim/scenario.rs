@@ -6,6 +6,7 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -171,18 +172,26 @@ impl Scenario {
 
     /// The built-in scenario `name`.
     pub fn built_in(name: &str) -> Option<Scenario> {
-        let (name, text) = BUILT_IN.iter().find(|(n, _)| *n == name)?;
-        match Scenario::parse(name, &format!("built-in scenario '{name}'"), text) {
-            Ok(scenario) => Some(scenario),
-            Err(err) => panic!("a built-in scenario is invalid: {err}"),
-        }
+        Scenario::all_built_in()
+            .iter()
+            .find(|s| s.name == name)
+            .cloned()
     }
 
-    /// Every built-in scenario.
-    pub fn all_built_in() -> Vec<Scenario> {
-        Scenario::built_in_names()
-            .filter_map(Scenario::built_in)
-            .collect()
+    /// Every built-in scenario, in lesson order, parsed once (the picker lists them per frame).
+    pub fn all_built_in() -> &'static [Scenario] {
+        static PARSED: OnceLock<Vec<Scenario>> = OnceLock::new();
+        PARSED.get_or_init(|| {
+            BUILT_IN
+                .iter()
+                .map(|(name, text)| {
+                    match Scenario::parse(name, &format!("built-in scenario '{name}'"), text) {
+                        Ok(scenario) => scenario,
+                        Err(err) => panic!("a built-in scenario is invalid: {err}"),
+                    }
+                })
+                .collect()
+        })
     }
 
     /// A built-in name, or else a path to a `.toml` file.
