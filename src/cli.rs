@@ -262,6 +262,13 @@ fn one_sentence(rendered: &str) -> String {
     sentence + " See `fencing-lab --help`."
 }
 
+/// A session at t = 0 of the named scenario, with the command line's seed and settings.
+fn session_for(name: &str, seed: Option<u64>, world: &WorldArgs) -> Result<Session, Failure> {
+    let scenario = load(name)?;
+    let seed = seed.unwrap_or(scenario.seed);
+    Ok(Session::new(scenario, seed, !world.no_fencing, world.check))
+}
+
 fn load(name: &str) -> Result<Arc<Scenario>, Failure> {
     Scenario::load(name)
         .map(Arc::new)
@@ -304,11 +311,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             until,
             seed,
         }) => {
-            let scenario = load(&scenario)?;
-            let seed = seed.unwrap_or(scenario.seed);
-            let mut session = Session::new(scenario.clone(), seed, !world.no_fencing, world.check);
+            let mut session = session_for(&scenario, seed, &world)?;
+            let scenario = session.scenario().clone();
             session.seek(until.unwrap_or(scenario.end));
-            let seed_shown = scenario.chaos.is_some().then_some(seed);
+            let seed_shown = scenario.chaos.is_some().then_some(session.seed());
             match format {
                 Format::Text => write_transcript(&mut out(), &session, seed_shown)?,
                 Format::Json => write_json(&mut out(), &session, seed_shown)?,
@@ -325,9 +331,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             seed,
             compare,
         }) => {
-            let scenario = load(&scenario)?;
-            let seed = seed.unwrap_or(scenario.seed);
-            let session = Session::new(scenario, seed, !world.no_fencing, world.check);
+            let session = session_for(&scenario, seed, &world)?;
             let mut app = tui::App::new(session, tui::Theme::plain());
             app.seek(at);
             app.set_compare(compare);
@@ -353,11 +357,7 @@ fn open_ui(
     let replaying = replay.is_some();
     let session = match replay {
         Some(path) => tui::recording::load(&path).map_err(Failure::usage)?,
-        None => {
-            let scenario = load(scenario)?;
-            let seed = seed.unwrap_or(scenario.seed);
-            Session::new(scenario, seed, !world.no_fencing, world.check)
-        }
+        None => session_for(scenario, seed, &world)?,
     };
     let mut app = tui::App::new(session, tui::Theme::from_env());
     if replaying {
@@ -484,15 +484,18 @@ fn fencing_words(fencing: bool, check: FenceCheck) -> String {
 }
 
 fn summary_sentence(summary: &RunSummary, t: Ms) -> String {
-    let s = &summary.stats;
     format!(
-        "summary at {} s: {} grants, {} writes accepted, {} rejected, {} stale writes accepted, {} corruptions",
+        "summary at {} s: {}",
         fmt_seconds(t),
-        s.grants,
-        s.writes_accepted,
-        s.writes_rejected,
-        s.stale_writes_accepted,
-        s.corruptions
+        counts(&summary.stats)
+    )
+}
+
+/// "3 grants, 2 writes accepted, 1 rejected, 0 stale writes accepted, 0 corruptions"
+fn counts(s: &crate::sim::Stats) -> String {
+    format!(
+        "{} grants, {} writes accepted, {} rejected, {} stale writes accepted, {} corruptions",
+        s.grants, s.writes_accepted, s.writes_rejected, s.stale_writes_accepted, s.corruptions
     )
 }
 
@@ -636,13 +639,7 @@ fn chaos(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> {
         add_stats(&mut totals[0], &summary.stats);
         match format {
             Format::Json => writeln!(out, "{}", summary.to_json(seconds(world.now())))?,
-            _ => writeln!(
-                out,
-                "seed {run_seed}: {}",
-                summary_sentence(&summary, world.now())
-                    .split_once(": ")
-                    .map_or("", |(_, rest)| rest)
-            )?,
+            _ => writeln!(out, "seed {run_seed}: {}", counts(&summary.stats))?,
         }
     }
     if check == CheckChoice::All {
@@ -650,13 +647,12 @@ fn chaos(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::SUCCESS);
     }
     if format == Format::Text {
-        let t = &totals[0];
         writeln!(
             out,
-            "{runs} runs (seeds {seed}..{}), fencing {}: {} grants, {} writes accepted, {} rejected, {} stale writes accepted, {} corruptions",
+            "{runs} runs (seeds {seed}..{}), fencing {}: {}",
             seed.wrapping_add(runs - 1),
             fencing_words(fencing, fenced_check),
-            t.grants, t.writes_accepted, t.writes_rejected, t.stale_writes_accepted, t.corruptions
+            counts(&totals[0])
         )?;
         if let (true, Some(bad)) = (fencing, failing_seed) {
             writeln!(out, "FAILED: a stale write was accepted; replay it with `fencing-lab chaos --seed {bad}`")?;
