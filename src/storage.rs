@@ -226,6 +226,11 @@ impl CheckedStorage {
         self.entries.get(key)
     }
 
+    /// Whether no key was ever written.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// Every key with what it holds, in key order.
     pub fn entries(&self) -> Vec<(&str, &StoredValue)> {
         let mut all: Vec<_> = self.entries.iter().map(|(k, v)| (k.as_str(), v)).collect();

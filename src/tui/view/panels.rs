@@ -129,7 +129,7 @@ impl Widget for StoragePanel<'_> {
             None => String::new(),
         };
         let mut lines = key_rows(world.storage(), Some(&by), inner.width, theme);
-        if world.storage().entries().is_empty() {
+        if world.storage().is_empty() {
             lines.push(Line::styled(
                 "(nothing written yet)",
                 theme.style(Role::Dim),
