@@ -172,10 +172,13 @@ impl ChaosDriver {
         self.rng.random_range(lo..=hi)
     }
 
-    /// The crash happens: how long the client stays down.
-    pub(super) fn take_crash(&mut self) -> Ms {
-        self.crash = None;
-        self.down
+    /// The planned crash, once it is due at `now`: who, and how long they stay down.
+    pub(super) fn take_crash_due(&mut self, now: Ms) -> Option<(ClientId, Ms)> {
+        let (at, client) = self.crash?;
+        (at <= now).then(|| {
+            self.crash = None;
+            (client, self.down)
+        })
     }
 
     pub(super) fn think(&mut self) -> Ms {

@@ -20,6 +20,9 @@ pub const CLIENT_COUNT: usize = 3;
 /// The largest scenario file read, so a wrong path cannot make the tool read a huge file.
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
+/// How long a crashed client stays down unless a beat says otherwise (and after `x` in the UI).
+const DEFAULT_DOWN_MS: Ms = 3_000;
+
 /// The longest time a scenario may name: a day, far beyond any lesson.
 const MAX_SECONDS: f64 = 86_400.0;
 
@@ -362,7 +365,7 @@ impl Scenario {
 
     /// How long a client crashed from the UI stays down.
     pub fn injected_down_ms(&self) -> Ms {
-        3_000
+        DEFAULT_DOWN_MS
     }
 }
 
@@ -526,7 +529,7 @@ fn beat_action(
         "crash" => ClientAction::Crash {
             down: match &raw.seconds {
                 Some(s) => seconds(s, "seconds")?,
-                None => 3_000,
+                None => DEFAULT_DOWN_MS,
             },
         },
         other => {

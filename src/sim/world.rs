@@ -466,12 +466,9 @@ impl World {
                 }
                 acted = true;
             }
-            if let Some((t, client)) = self.chaos.as_ref().and_then(|c| c.crash) {
-                if t <= now {
-                    let down = self.chaos.as_mut().map_or(3_000, |c| c.take_crash());
-                    self.crash(client.index(), down);
-                    acted = true;
-                }
+            if let Some((client, down)) = self.chaos.as_mut().and_then(|c| c.take_crash_due(now)) {
+                self.crash(client.index(), down);
+                acted = true;
             }
             for i in 0..CLIENT_COUNT {
                 acted |= self.step_client(i);

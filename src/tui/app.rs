@@ -253,8 +253,9 @@ impl App {
             }
             Action::Crash => {
                 let client = self.selected;
+                let down = crate::sim::fmt_seconds(self.session.scenario().injected_down_ms());
                 self.status = Some(format!(
-                    "{client} crashes; it restarts in 3 s and must acquire again."
+                    "{client} crashes; it restarts in {down} s and must acquire again."
                 ));
                 self.session.inject(InputKind::Crash { client });
             }
