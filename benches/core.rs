@@ -1,4 +1,4 @@
-//! SPEC.md section 6: `acquire`+`release` and a `write` each cost at most 2x a bare
+//! The budgets (README, Performance): `acquire`+`release` and a `write` each cost at most 2x a bare
 //! `HashMap<String, _>` doing the same lookups and inserts, measured in the same run.
 
 use std::collections::HashMap;

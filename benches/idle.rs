@@ -1,4 +1,4 @@
-//! SPEC.md section 6: paused, the UI uses under 1% of a core and stays under 30 MB resident.
+//! The budgets (README, Performance): paused, the UI uses under 1% of a core and stays under 30 MB resident.
 //! Runs the real release binary in a pseudo-terminal and reads its CPU time and memory from
 //! /proc, next to `cat` blocked on a terminal as the baseline of a process doing nothing.
 

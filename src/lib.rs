@@ -35,7 +35,7 @@ pub use lock::{
     ConfigError, Lease, LeaseError, LockService, DEFAULT_FIRST_TOKEN, DEFAULT_LEASE_SECONDS,
 };
 pub use storage::{
-    CheckedStorage, FenceCheck, FencedStorage, StaleToken, StoredValue, WriteReceipt,
+    CheckedStorage, FenceCheck, FencedStorage, Judge, Outcome, StaleToken, StoredValue, Verdict,
 };
 
 // The README's Rust example is compiled and run with the doctests, so it cannot drift.

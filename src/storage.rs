@@ -1,6 +1,8 @@
 //! The resource the lock protects: a key-value store that compares fencing tokens.
 //!
-//! The storage knows nothing about the lock service; it only compares numbers.
+//! The storage knows nothing about the lock service; it only compares numbers. Every write gets
+//! one [`Verdict`], made here from the check the storage applies, and everything that shows a
+//! write (marks, panels, captions, transcripts, JSON, counts) reads that verdict.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -12,7 +14,7 @@ pub struct StaleToken {
     pub key: String,
     /// The token the write carried.
     pub token: u64,
-    /// The highest token the key had accepted (or, for the stricter checks, the one it had to beat).
+    /// The highest token the key had accepted (always above `token`).
     pub highest: u64,
 }
 
@@ -23,17 +25,10 @@ impl fmt::Display for StaleToken {
             token,
             highest,
         } = self;
-        if token < highest {
-            write!(
-                f,
-                "token {token} is older than token {highest}, the highest key '{key}' has accepted"
-            )
-        } else {
-            write!(
-                f,
-                "token {token} is not newer than token {highest}, which key '{key}' has already accepted"
-            )
-        }
+        write!(
+            f,
+            "token {token} is older than token {highest}, the highest key '{key}' has accepted"
+        )
     }
 }
 
@@ -89,6 +84,197 @@ impl FenceCheck {
             .into_iter()
             .find(|check| check.name() == name)
     }
+
+    /// Whether this check lets `token` through, given the highest token the key has accepted
+    /// and the highest any key has accepted (`None`: nothing accepted yet). The rules, once.
+    pub fn admits(self, token: u64, key_highest: Option<u64>, any_highest: Option<u64>) -> bool {
+        match self {
+            FenceCheck::PerKey => key_highest.is_none_or(|h| token >= h),
+            FenceCheck::Unchecked => true,
+            FenceCheck::Strict => key_highest.is_none_or(|h| token > h),
+            FenceCheck::Global => any_highest.is_none_or(|h| token >= h),
+        }
+    }
+}
+
+/// Who judged a write: one of this library's checks, or a storage it did not write (a
+/// student's, checked by the lab), whose rule it can only observe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Judge {
+    /// A [`CheckedStorage`] applying this check.
+    Check(FenceCheck),
+    /// Another implementation: only its answer is known.
+    External,
+}
+
+/// What a write's verdict means for the lesson.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Outcome {
+    /// Applied, and its token was not older than the key's highest.
+    Accepted,
+    /// Refused; nothing changed.
+    Rejected,
+    /// Applied although its token was older than one the key had already accepted: the one
+    /// meaning of CORRUPTED DATA! (the seed's invariant, broken).
+    Corrupted,
+}
+
+/// The storage's answer to one write, with the comparison its check really made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Verdict {
+    /// The rule that decided.
+    pub judge: Judge,
+    /// The token the write carried.
+    pub token: u64,
+    /// The highest token the key had accepted before this write (`None`: never written).
+    pub key_highest: Option<u64>,
+    /// The highest token any key had accepted before this write: what the global check
+    /// compares against.
+    pub any_highest: Option<u64>,
+    /// Whether the write was applied.
+    pub accepted: bool,
+    /// The token of the value an accepted write replaced (`None`: the key was new, or refused).
+    pub replaced_token: Option<u64>,
+}
+
+impl Verdict {
+    /// The verdict of `check` on a write of `token`: the one place a check's rule is applied.
+    pub fn judge(
+        check: FenceCheck,
+        token: u64,
+        key_highest: Option<u64>,
+        any_highest: Option<u64>,
+    ) -> Verdict {
+        Verdict {
+            judge: Judge::Check(check),
+            token,
+            key_highest,
+            any_highest,
+            accepted: check.admits(token, key_highest, any_highest),
+            replaced_token: None,
+        }
+    }
+
+    /// The verdict of a storage this library did not write, from its observed answer.
+    pub fn observed(
+        token: u64,
+        key_highest: Option<u64>,
+        any_highest: Option<u64>,
+        accepted: bool,
+    ) -> Verdict {
+        Verdict {
+            judge: Judge::External,
+            token,
+            key_highest,
+            any_highest,
+            accepted,
+            replaced_token: None,
+        }
+    }
+
+    /// Whether the token is older than one the key had already accepted.
+    pub fn is_stale(&self) -> bool {
+        self.key_highest.is_some_and(|h| self.token < h)
+    }
+
+    /// Accepted, rejected or corrupted.
+    pub fn outcome(&self) -> Outcome {
+        match (self.accepted, self.is_stale()) {
+            (false, _) => Outcome::Rejected,
+            (true, true) => Outcome::Corrupted,
+            (true, false) => Outcome::Accepted,
+        }
+    }
+
+    /// A refusal of a write that the seed's rule accepts: what a check stricter than the seed's
+    /// breaks.
+    pub fn refused_by_a_stricter_rule(&self) -> bool {
+        !self.accepted && !self.is_stale()
+    }
+
+    /// The seed's rule applied to the same write: what [`FenceCheck::PerKey`] would decide.
+    pub fn seed_rule_accepts(&self) -> bool {
+        FenceCheck::PerKey.admits(self.token, self.key_highest, self.any_highest)
+    }
+
+    /// The comparison that decided, short, for a panel: `t1 < t2`, `t1 is not > t1`,
+    /// `t2 < t3 (any key)`, `t2 >= t2`, `new key`, `no check` (`no check, t1 < t2` when the
+    /// write was stale). For an external storage, the seed's comparison.
+    pub fn comparison(&self) -> String {
+        let t = self.token;
+        let check = match self.judge {
+            Judge::Check(check) => check,
+            Judge::External => FenceCheck::PerKey,
+        };
+        match check {
+            FenceCheck::Unchecked => match self.key_highest {
+                Some(h) if t < h => format!("no check, t{t} < t{h}"),
+                _ => "no check".to_owned(),
+            },
+            FenceCheck::PerKey => match self.key_highest {
+                None => "new key".to_owned(),
+                Some(h) if t >= h => format!("t{t} >= t{h}"),
+                Some(h) => format!("t{t} < t{h}"),
+            },
+            FenceCheck::Strict => match self.key_highest {
+                None => "new key".to_owned(),
+                Some(h) if t > h => format!("t{t} > t{h}"),
+                Some(h) => format!("t{t} is not > t{h}"),
+            },
+            FenceCheck::Global => match self.any_highest {
+                None => "first write".to_owned(),
+                Some(h) if t >= h => format!("t{t} >= t{h} (any key)"),
+                Some(h) => format!("t{t} < t{h} (any key)"),
+            },
+        }
+    }
+
+    /// Why the storage answered as it did, as a clause a student reads, for a write to `key`:
+    /// "token 1 < 2, the highest token 'file' has accepted".
+    pub fn reason(&self, key: &str) -> String {
+        let t = self.token;
+        let seed = |h: Option<u64>| match h {
+            None => format!("'{key}' was never written"),
+            Some(h) if t >= h => {
+                format!("token {t} >= {h}, the highest token '{key}' has accepted")
+            }
+            Some(h) => format!("token {t} < {h}, the highest token '{key}' has accepted"),
+        };
+        match self.judge {
+            Judge::External => {
+                let rule = if self.seed_rule_accepts() {
+                    "accepts"
+                } else {
+                    "rejects"
+                };
+                format!("{}; the seed's rule {rule} it", seed(self.key_highest))
+            }
+            Judge::Check(FenceCheck::PerKey) => seed(self.key_highest),
+            Judge::Check(FenceCheck::Unchecked) => match self.key_highest {
+                Some(h) if t < h => format!(
+                    "no check, although token {t} < {h}, the highest token '{key}' had accepted"
+                ),
+                _ => format!("no check ({})", seed(self.key_highest)),
+            },
+            Judge::Check(FenceCheck::Strict) => match self.key_highest {
+                None => format!("'{key}' was never written"),
+                Some(h) if t > h => format!("token {t} > {h}, the highest token '{key}' has accepted"),
+                Some(h) if t == h => format!(
+                    "the strict check wants a token above {h}, and {t} is not > {h}: it refuses the holder's own second write, which is why the seed's rule is >="
+                ),
+                Some(h) => format!("token {t} is not > {h}, the highest token '{key}' has accepted"),
+            },
+            Judge::Check(FenceCheck::Global) => match self.any_highest {
+                None => "nothing was written yet".to_owned(),
+                Some(g) if t >= g => format!("token {t} >= {g}, the highest token of any key"),
+                Some(g) if !self.is_stale() => format!(
+                    "token {t} < {g}, the highest token of any key, although '{key}' has only seen {}: one global highest refuses honest writes, which is why fence_token is per key",
+                    self.key_highest.map_or_else(|| "nothing".to_owned(), |h| format!("token {h}"))
+                ),
+                Some(g) => format!("token {t} < {g}, the highest token of any key"),
+            },
+        }
+    }
 }
 
 /// What a key holds now.
@@ -103,45 +289,20 @@ pub struct StoredValue {
     pub highest: u64,
 }
 
-/// The storage's answer to one write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WriteReceipt {
-    /// Whether the write was applied.
-    pub accepted: bool,
-    /// The key's highest token before this write (`None`: never written).
-    pub highest_before: Option<u64>,
-    /// The token of the data this write replaced, if it replaced any.
-    pub replaced_token: Option<u64>,
-    /// The token the check compared against, when it refused the write.
-    pub refused_against: Option<u64>,
-}
-
-impl WriteReceipt {
-    /// An accepted write whose token is lower than one the key had already accepted.
-    pub fn is_stale_accepted(&self, token: u64) -> bool {
-        self.accepted && self.highest_before.is_some_and(|highest| token < highest)
-    }
-
-    /// An accepted write that replaced data written under a higher token: corruption.
-    pub fn is_corruption(&self, token: u64) -> bool {
-        self.accepted && self.replaced_token.is_some_and(|replaced| token < replaced)
-    }
-}
-
 /// A key-value store with a selectable [`FenceCheck`]: the fenced storage and its unfenced twin.
 ///
 /// ```
-/// use fencing_lab::{CheckedStorage, FenceCheck};
+/// use fencing_lab::{CheckedStorage, FenceCheck, Outcome};
 /// let mut storage = CheckedStorage::new(FenceCheck::Unchecked);
 /// storage.write("file", "client 2's data", 2);
-/// let receipt = storage.write("file", "client 1's data", 1);
-/// assert!(receipt.accepted && receipt.is_corruption(1));
+/// let verdict = storage.write("file", "client 1's data", 1);
+/// assert_eq!(verdict.outcome(), Outcome::Corrupted);
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct CheckedStorage {
     check: FenceCheck,
     entries: HashMap<String, StoredValue>,
-    global_highest: Option<u64>,
+    any_highest: Option<u64>,
 }
 
 impl CheckedStorage {
@@ -150,7 +311,7 @@ impl CheckedStorage {
         CheckedStorage {
             check,
             entries: HashMap::new(),
-            global_highest: None,
+            any_highest: None,
         }
     }
 
@@ -164,25 +325,15 @@ impl CheckedStorage {
         self.check = check;
     }
 
-    /// Writes `value` under `key` if the check lets `token` through.
-    pub fn write(&mut self, key: &str, value: impl Into<String>, token: u64) -> WriteReceipt {
+    /// Writes `value` under `key` if the check lets `token` through, and says why.
+    pub fn write(&mut self, key: &str, value: impl Into<String>, token: u64) -> Verdict {
         let entry = self.entries.get_mut(key);
-        let highest_before = entry.as_ref().map(|e| e.highest);
-        let refused_against = match self.check {
-            FenceCheck::PerKey => highest_before.filter(|&h| token < h),
-            FenceCheck::Unchecked => None,
-            FenceCheck::Strict => highest_before.filter(|&h| token <= h),
-            FenceCheck::Global => self.global_highest.filter(|&h| token < h),
-        };
-        if refused_against.is_some() {
-            return WriteReceipt {
-                accepted: false,
-                highest_before,
-                replaced_token: None,
-                refused_against,
-            };
+        let key_highest = entry.as_ref().map(|e| e.highest);
+        let mut verdict = Verdict::judge(self.check, token, key_highest, self.any_highest);
+        if !verdict.accepted {
+            return verdict;
         }
-        let replaced_token = match entry {
+        verdict.replaced_token = match entry {
             Some(entry) => {
                 let replaced = entry.value_token;
                 entry.value = value.into();
@@ -202,13 +353,8 @@ impl CheckedStorage {
                 None
             }
         };
-        self.global_highest = Some(self.global_highest.map_or(token, |h| h.max(token)));
-        WriteReceipt {
-            accepted: true,
-            highest_before,
-            replaced_token,
-            refused_against: None,
-        }
+        self.any_highest = Some(self.any_highest.map_or(token, |h| h.max(token)));
+        verdict
     }
 
     /// The value stored under `key`, if it was ever written.
@@ -221,6 +367,11 @@ impl CheckedStorage {
         self.entries.get(key).map(|e| e.highest)
     }
 
+    /// The highest token any key has accepted.
+    pub fn any_highest(&self) -> Option<u64> {
+        self.any_highest
+    }
+
     /// Everything stored under `key`.
     pub fn entry(&self, key: &str) -> Option<&StoredValue> {
         self.entries.get(key)
@@ -229,6 +380,11 @@ impl CheckedStorage {
     /// Whether no key was ever written.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// How many keys were written.
+    pub fn len(&self) -> usize {
+        self.entries.len()
     }
 
     /// Every key with what it holds, in key order.
@@ -271,14 +427,15 @@ impl FencedStorage {
         value: impl Into<String>,
         token: u64,
     ) -> Result<(), StaleToken> {
-        let receipt = self.inner.write(key, value, token);
-        match receipt.refused_against {
-            None => Ok(()),
-            Some(highest) => Err(StaleToken {
+        let verdict = self.inner.write(key, value, token);
+        match (verdict.accepted, verdict.key_highest) {
+            (true, _) => Ok(()),
+            (false, Some(highest)) => Err(StaleToken {
                 key: key.to_owned(),
                 token,
                 highest,
             }),
+            (false, None) => unreachable!("the seed's rule accepts any write to a new key"),
         }
     }
 

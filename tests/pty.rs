@@ -17,10 +17,14 @@ struct Session {
 
 impl Session {
     fn start(args: &[&str]) -> Session {
+        Session::start_sized(args, 80, 24)
+    }
+
+    fn start_sized(args: &[&str], cols: u16, rows: u16) -> Session {
         let pair = native_pty_system()
             .openpty(PtySize {
-                rows: 24,
-                cols: 80,
+                rows,
+                cols,
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -47,7 +51,7 @@ impl Session {
             master: pair.master,
             writer,
             output,
-            screen: vt100::Parser::new(24, 80, 0),
+            screen: vt100::Parser::new(rows.clamp(1, 200), cols.clamp(1, 500), 0),
         }
     }
 
@@ -132,21 +136,22 @@ fn the_lesson_end_to_end_by_keys() {
     assert!(ui.text().contains("FENCING ON"));
     ui.keys("nnnnnnn");
     ui.wait_for("Will the storage accept client 1's write with token 1?");
-    ui.keys("y");
+    ui.wait_for("a accepted");
+    ui.keys("a");
     ui.wait_for("✗ REJECTED t1 < t2");
-    assert!(ui.text().contains("You said yes. Not quite: REJECTED"));
+    assert!(ui.text().contains("You said accepted. Not quite: REJECTED"));
     ui.keys("f");
     ui.wait_for("FENCING OFF");
     ui.keys("r");
     ui.wait_for("t = 0.0 s");
     ui.keys("nnnnnnn");
     ui.wait_for("Will the storage accept");
-    ui.keys("y");
-    ui.wait_for("CORRUPTED DATA! t1 overwrote t2");
+    ui.keys("a");
+    ui.wait_for("CORRUPTED DATA! no check, t1 < t2");
     ui.keys("hh");
     ui.wait_for("t = 15.5 s");
     ui.keys("?");
-    ui.wait_for("Help: any key closes");
+    ui.wait_for("Help 1/2");
     ui.keys(" ");
     ui.wait_for("n next");
     ui.keys("q");
@@ -200,7 +205,7 @@ fn resizing_redraws_at_the_new_size() {
     ui.resize(60, 15);
     ui.wait_for("Terminal too small: 60x15");
     ui.resize(120, 40);
-    ui.wait_for("time (s) ╵0        ╵5        ╵10       ╵15       ╵20");
+    ui.wait_for("time (s)  ╵0        ╵5        ╵10       ╵15       ╵20");
     ui.keys("n");
     ui.wait_for("beat 2 of 13");
     ui.keys("q");
@@ -232,4 +237,105 @@ fn record_then_replay_plays_the_same_session_back() {
     replay.keys("q");
     assert_eq!(replay.wait_exit(), 0);
     replay.assert_restored();
+}
+
+impl Session {
+    /// Writes `bytes` in one go, as a paste or a burst from tmux does.
+    fn burst(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    fn pid(&self) -> libc::pid_t {
+        self.child.process_id().unwrap() as libc::pid_t
+    }
+
+    /// Reads whatever output has come.
+    fn drain(&mut self) {
+        while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(50)) {
+            self.screen.process(&bytes);
+        }
+    }
+}
+
+#[test]
+fn a_burst_of_five_thousand_keys_then_q_quits_at_once() {
+    let mut ui = Session::start(&[]);
+    ui.wait_for("beat 1 of 13");
+    let mut keys = vec![b'l'; 5_000];
+    keys.push(b'q');
+    let sent = Instant::now();
+    ui.burst(&keys);
+    assert_eq!(ui.wait_exit(), 0);
+    assert!(
+        sent.elapsed() < Duration::from_secs(3),
+        "q took {:?} behind the burst",
+        sent.elapsed()
+    );
+    ui.assert_restored();
+}
+
+#[test]
+fn hostile_window_sizes_neither_abort_nor_leave_the_terminal_broken() {
+    for (cols, rows) in [(65_535, 65_535), (10_000, 10_000), (0, 0), (80, 0), (0, 24)] {
+        let mut ui = Session::start_sized(&[], cols, rows);
+        std::thread::sleep(Duration::from_millis(300));
+        ui.drain();
+        ui.keys("q");
+        assert_eq!(ui.wait_exit(), 0, "{cols}x{rows}");
+        ui.assert_restored();
+    }
+}
+
+#[test]
+fn suspend_gives_the_terminal_back_and_continue_redraws_it_whole() {
+    for how in ["ctrl-z", "sigtstp"] {
+        let mut ui = Session::start(&[]);
+        ui.wait_for("beat 1 of 13");
+        ui.keys("nn");
+        ui.wait_for("beat 3 of 13");
+        match how {
+            "ctrl-z" => ui.keys("\u{1a}"),
+            _ => assert_eq!(unsafe { libc::kill(ui.pid(), libc::SIGTSTP) }, 0),
+        }
+        std::thread::sleep(Duration::from_millis(400));
+        ui.drain();
+        // Stopped: the shell gets a sane terminal back.
+        ui.assert_restored();
+        assert_eq!(unsafe { libc::kill(ui.pid(), libc::SIGCONT) }, 0);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !(ui.screen.screen().alternate_screen() && ui.text().contains("beat 3 of 13")) {
+            assert!(
+                Instant::now() < deadline,
+                "{how}: not redrawn after SIGCONT:\n{}",
+                ui.text()
+            );
+            ui.drain();
+        }
+        assert!(
+            ui.text().contains("FENCING ON"),
+            "{how}: the whole screen is back"
+        );
+        ui.keys("n");
+        ui.wait_for("beat 4 of 13");
+        ui.keys("q");
+        assert_eq!(ui.wait_exit(), 0, "{how}");
+        ui.assert_restored();
+    }
+}
+
+#[test]
+fn sigterm_while_recording_saves_the_session_and_says_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("kept.json");
+    let mut ui = Session::start(&["tui", "gc-pause", "--record", file.to_str().unwrap()]);
+    ui.wait_for("beat 1 of 13");
+    ui.keys("n3g");
+    ui.wait_for("client-3 freezes in a GC pause");
+    assert_eq!(unsafe { libc::kill(ui.pid(), libc::SIGTERM) }, 0);
+    assert_eq!(ui.wait_exit(), 128 + libc::SIGTERM as u32);
+    ui.assert_restored();
+    let saved = std::fs::read_to_string(&file).unwrap();
+    assert!(saved.contains("\"action\": \"pause\""), "{saved}");
+    assert!(ui.text().contains("session saved to"), "{}", ui.text());
 }

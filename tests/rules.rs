@@ -1,4 +1,4 @@
-//! Every rule of SPEC.md section 2, one test each (or more), each able to fail.
+//! Every rule of the library (docs/library.md), one test each (or more), each able to fail.
 
 use std::cell::Cell;
 use std::rc::Rc;

@@ -1,86 +1,13 @@
 //! Every built-in scenario plays to its documented outcome, with fencing on and off, and under
 //! every storage check.
 
+mod common;
+
 use std::sync::Arc;
 
-use fencing_lab::sim::{ClientId, Event, EventKind, Ms, Scenario, Session};
+use common::*;
+use fencing_lab::sim::{EventKind, LockId, Scenario, Session, Setup};
 use fencing_lab::FenceCheck;
-
-fn play_with(name: &str, fencing: bool, check: FenceCheck) -> Session {
-    let scenario = Arc::new(Scenario::built_in(name).expect("built-in"));
-    let end = scenario.end;
-    let mut session = Session::new(scenario, 1, fencing, check);
-    session.seek(end);
-    session
-}
-
-fn play(name: &str, fencing: bool) -> Session {
-    play_with(name, fencing, FenceCheck::PerKey)
-}
-
-fn c(n: u64) -> ClientId {
-    ClientId::from_number(n).unwrap()
-}
-
-fn at(session: &Session, t: Ms) -> Vec<&EventKind> {
-    session
-        .world()
-        .events()
-        .iter()
-        .filter(|e| e.t == t)
-        .map(|e| &e.kind)
-        .collect()
-}
-
-fn grants(session: &Session) -> Vec<(Ms, ClientId, u64)> {
-    session
-        .world()
-        .events()
-        .iter()
-        .filter_map(|e| match e.kind {
-            EventKind::Grant { client, token, .. } => Some((e.t, client, token)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn write_at(session: &Session, t: Ms) -> (bool, Option<u64>, u64) {
-    at(session, t)
-        .into_iter()
-        .find_map(|k| match k {
-            EventKind::Write {
-                accepted,
-                highest,
-                token,
-                ..
-            } => Some((*accepted, *highest, *token)),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no write at {t} ms"))
-}
-
-fn corruption_at(session: &Session, t: Ms) -> Option<(u64, u64)> {
-    at(session, t).into_iter().find_map(|k| match k {
-        EventKind::Corruption {
-            token,
-            overwrote_token,
-            ..
-        } => Some((*token, *overwrote_token)),
-        _ => None,
-    })
-}
-
-fn refusal_reason(session: &Session, t: Ms) -> &'static str {
-    at(session, t)
-        .into_iter()
-        .find_map(|k| match k {
-            EventKind::RenewRefused { reason, .. } | EventKind::ReleaseRefused { reason, .. } => {
-                Some(reason.code())
-            }
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no refusal at {t} ms"))
-}
 
 #[test]
 fn every_built_in_scenario_loads_and_is_listed_in_lesson_order() {
@@ -93,6 +20,7 @@ fn every_built_in_scenario_loads_and_is_listed_in_lesson_order() {
             "renew",
             "heartbeat",
             "per-key",
+            "two-locks",
             "lapsed-write",
             "crash-restart",
             "chaos"
@@ -102,10 +30,7 @@ fn every_built_in_scenario_loads_and_is_listed_in_lesson_order() {
         assert!(!scenario.title.is_empty());
         assert!(!scenario.beats.is_empty(), "{} has captions", scenario.name);
         for beat in &scenario.beats {
-            for caption in [Some(&beat.caption), beat.caption_unfenced.as_ref()]
-                .into_iter()
-                .flatten()
-            {
+            for (_, caption) in beat.captions.all() {
                 assert!(
                     wrapped_lines(caption, 78) <= 2,
                     "caption does not fit the two caption lines at 80x24: {caption}"
@@ -124,6 +49,7 @@ fn gc_pause_with_fencing_rejects_the_late_write() {
     );
     assert!(at(&s, 10_000).contains(&&EventKind::Expire {
         client: c(1),
+        lock: LockId::FIRST,
         token: 1
     }));
     assert!(matches!(
@@ -134,14 +60,18 @@ fn gc_pause_with_fencing_rejects_the_late_write() {
     assert_eq!(corruption_at(&s, 16_500), None);
     assert_eq!(refusal_reason(&s, 17_500), "held_by_other");
     let world = s.world();
-    assert_eq!(world.storage().read("file"), Some("client 1's redone data"));
-    assert_eq!(world.storage().highest_token("file"), Some(3));
+    let file = &world.storage_entries()[0];
+    assert_eq!(file.0, "file");
+    assert_eq!(
+        (file.1.value.as_str(), file.1.highest),
+        ("client 1's redone data", 3)
+    );
     let stats = world.stats();
     assert_eq!(
         (stats.grants, stats.writes_accepted, stats.writes_rejected),
         (3, 2, 1)
     );
-    assert_eq!((stats.stale_writes_accepted, stats.corruptions), (0, 0));
+    assert_eq!(stats.corruptions, 0);
 }
 
 #[test]
@@ -149,8 +79,7 @@ fn gc_pause_without_fencing_corrupts_client_2s_data() {
     let s = play("gc-pause", false);
     assert_eq!(write_at(&s, 16_500), (true, Some(2), 1));
     assert_eq!(corruption_at(&s, 16_500), Some((1, 2)));
-    let stats = s.world().stats();
-    assert_eq!((stats.stale_writes_accepted, stats.corruptions), (1, 1));
+    assert_eq!(s.world().stats().corruptions, 1);
     // The clients and the lock behave the same; only the storage differs.
     assert_eq!(grants(&s), grants(&play("gc-pause", true)));
 }
@@ -170,6 +99,7 @@ fn late_release_frees_nothing() {
         );
         assert!(at(&s, 10_000).contains(&&EventKind::Release {
             client: c(2),
+            lock: LockId::FIRST,
             token: 2
         }));
     }
@@ -189,6 +119,7 @@ fn renew_keeps_the_token_until_the_lease_lapses() {
     );
     assert!(at(&s, 12_000).contains(&&EventKind::Expire {
         client: c(1),
+        lock: LockId::FIRST,
         token: 1
     }));
     assert_eq!(refusal_reason(&s, 13_000), "expired");
@@ -233,9 +164,16 @@ fn per_key_tokens_are_independent() {
         (false, Some(3), 2),
         "inventory has seen 3"
     );
-    let storage = s.world().storage();
-    assert_eq!(storage.highest_token("orders"), Some(2));
-    assert_eq!(storage.highest_token("inventory"), Some(3));
+    let highest: Vec<(String, u64)> = s
+        .world()
+        .storage_entries()
+        .into_iter()
+        .map(|(k, v)| (k, v.highest))
+        .collect();
+    assert_eq!(
+        highest,
+        [("inventory".to_owned(), 3), ("orders".to_owned(), 2)]
+    );
     let off = play("per-key", false);
     assert_eq!(corruption_at(&off, 10_000), Some((2, 3)));
 }
@@ -254,7 +192,10 @@ fn lapsed_write_lands_until_a_newer_token_writes() {
 #[test]
 fn crash_restart_must_acquire_again() {
     let s = play("crash-restart", true);
-    assert!(at(&s, 2_000).contains(&&EventKind::Crash { client: c(2) }));
+    assert!(at(&s, 2_000).contains(&&EventKind::Crash {
+        client: c(2),
+        restart_at: 6_000
+    }));
     assert!(at(&s, 6_000).contains(&&EventKind::Restart { client: c(2) }));
     assert_eq!(
         grants(&s),
@@ -267,22 +208,18 @@ fn crash_restart_must_acquire_again() {
 fn chaos_scenario_is_fenced_with_fencing_and_corrupted_without() {
     let on = play("chaos", true);
     assert!(on.world().stats().writes_rejected > 0);
-    assert_eq!(on.world().stats().stale_writes_accepted, 0);
+    assert_eq!(on.world().stats().corruptions, 0);
     let off = play("chaos", false);
     assert!(off.world().stats().corruptions > 0);
 }
 
-/// (stale writes accepted, honest writes refused, corruptions) of each check, in
-/// FenceCheck::ALL order: per-key, none, strict, global.
-fn variant_outcomes(name: &str) -> [(u64, u64, u64); 4] {
+/// (corruptions, honest writes refused) of each check, in FenceCheck::ALL order: per-key, none,
+/// strict, global. Honest: refused although sent while the writer's lease was live.
+fn variant_outcomes(name: &str) -> [(u64, u64); 4] {
     let s = play(name, true);
     FenceCheck::ALL.map(|check| {
         let (_, stats) = s.world().mirror(check);
-        (
-            stats.stale_writes_accepted,
-            stats.honest_writes_refused,
-            stats.corruptions,
-        )
+        (stats.corruptions, stats.honest_writes_refused)
     })
 }
 
@@ -291,25 +228,26 @@ fn each_check_variant_breaks_what_the_lesson_says() {
     // gc-pause: no check lets the stale write corrupt; the others all stop it.
     assert_eq!(
         variant_outcomes("gc-pause"),
-        [(0, 0, 0), (1, 0, 1), (0, 0, 0), (0, 0, 0)]
+        [(0, 0), (1, 0), (0, 0), (0, 0)]
     );
     // renew: strict refuses the holder's own second write: why the rule is >=.
+    assert_eq!(variant_outcomes("renew"), [(0, 0), (0, 0), (0, 1), (0, 0)]);
+    // two-locks: one global highest refuses the live holder's write to orders: why per key.
     assert_eq!(
-        variant_outcomes("renew"),
-        [(0, 0, 0), (0, 0, 0), (0, 1, 0), (0, 0, 0)]
+        variant_outcomes("two-locks"),
+        [(0, 0), (0, 0), (0, 1), (0, 1)]
     );
-    // per-key: one global highest refuses the honest write to orders: why fence_token is per key.
-    assert_eq!(
-        variant_outcomes("per-key"),
-        [(0, 0, 0), (1, 0, 1), (0, 0, 0), (0, 1, 0)]
-    );
-    // lapsed-write: only no check lets the second stale write through.
-    assert_eq!(
-        variant_outcomes("lapsed-write"),
-        [(0, 0, 0), (1, 0, 1), (0, 0, 0), (0, 0, 0)]
-    );
+    // per-key and lapsed-write: only no check lets the stale write through; the global check's
+    // refusal in per-key is of a write whose lease had lapsed, so it refuses nothing honest.
+    for name in ["per-key", "lapsed-write"] {
+        assert_eq!(
+            variant_outcomes(name),
+            [(0, 0), (1, 0), (0, 0), (0, 0)],
+            "{name}"
+        );
+    }
     for name in ["late-release", "heartbeat", "crash-restart"] {
-        assert_eq!(variant_outcomes(name), [(0, 0, 0); 4], "{name}");
+        assert_eq!(variant_outcomes(name), [(0, 0); 4], "{name}");
     }
 }
 
@@ -321,40 +259,17 @@ fn the_chosen_check_is_the_one_the_storage_applies() {
     assert_eq!(write_at(&s, 10_000), (false, Some(1), 1));
 }
 
-fn events(session: &Session) -> Vec<Event> {
-    session.world().events().to_vec()
-}
-
 #[test]
 fn time_travel_back_and_forth_gives_the_same_history() {
-    let scenario = Arc::new(Scenario::built_in("gc-pause").unwrap());
-    let mut straight = Session::new(scenario.clone(), 1, true, FenceCheck::PerKey);
-    straight.seek(23_000);
-    let mut wandering = Session::new(scenario, 1, true, FenceCheck::PerKey);
+    let setup = setup("gc-pause", true, FenceCheck::PerKey);
+    let straight = Session::played_to(setup.clone(), 23_000);
+    let mut wandering = Session::new(setup);
     for t in [5_000, 17_000, 2_000, 16_500, 0, 23_000] {
         wandering.seek(t);
         assert_eq!(wandering.now(), t);
         assert!(wandering.world().events().iter().all(|e| e.t <= t));
     }
     assert_eq!(events(&wandering), events(&straight));
-}
-
-/// How many lines `text` takes when word-wrapped at `width` columns.
-fn wrapped_lines(text: &str, width: usize) -> usize {
-    let mut lines = 1;
-    let mut used = 0;
-    for word in text.split_whitespace() {
-        let w = word.chars().count();
-        if used == 0 {
-            used = w;
-        } else if used + 1 + w <= width {
-            used += 1 + w;
-        } else {
-            lines += 1;
-            used = w;
-        }
-    }
-    lines
 }
 
 #[test]
@@ -382,8 +297,7 @@ do = "acquire"
 caption = "deferred until c2 wakes at 5 s, the expiry tick"
 "#;
     let scenario = Arc::new(Scenario::parse("wake", "wake.toml", text).unwrap());
-    let mut session = Session::new(scenario, 1, true, FenceCheck::PerKey);
-    session.seek(8_000);
+    let session = Session::played_to(Setup::new(scenario), 8_000);
     let at_5: Vec<_> = at(&session, 5_000).into_iter().map(|k| k.name()).collect();
     assert_eq!(
         at_5,

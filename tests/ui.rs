@@ -1,20 +1,22 @@
 //! The UI without a terminal: driven by actions, rendered to a buffer, checked as text
 //! (snapshots) and by the styles of key cells.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::setup;
+use fencing_lab::sim::lesson::Source;
 use fencing_lab::sim::{ClientId, EventKind, InputKind, Scenario, Session};
-use fencing_lab::tui::{self, Action, App, Overlay, Theme, KEYMAP};
+use fencing_lab::tui::{self, Action, App, Mode, Overlay, Theme};
 use fencing_lab::FenceCheck;
 use ratatui::backend::TestBackend;
 use ratatui::style::{Color, Modifier};
 use ratatui::Terminal;
 
 fn app(name: &str, fencing: bool) -> App {
-    let scenario = Arc::new(Scenario::built_in(name).unwrap());
-    let seed = scenario.seed;
     App::new(
-        Session::new(scenario, seed, fencing, FenceCheck::PerKey),
+        Session::new(setup(name, fencing, FenceCheck::PerKey)),
         Theme::plain(),
     )
 }
@@ -35,17 +37,27 @@ fn press(app: &mut App, actions: &[Action]) {
     }
 }
 
+fn c(n: u64) -> ClientId {
+    ClientId::from_number(n).unwrap()
+}
+
+/// Presses `n` until the lesson asks its question.
+fn to_question(app: &mut App) -> Vec<u64> {
+    let mut times = Vec::new();
+    while app.mode() != Mode::Question {
+        app.update(Action::NextMoment);
+        times.push(app.session().now());
+        assert!(times.len() < 30, "never reached the question");
+    }
+    times
+}
+
 // ------------------------------------------------------------------ the lesson, by keys
 
 #[test]
-fn pressing_n_walks_the_lesson_and_stops_at_the_question() {
+fn pressing_n_walks_the_lesson_and_stops_before_the_question() {
     let mut app = app("gc-pause", true);
-    let mut times = Vec::new();
-    while app.prediction().is_none() {
-        app.update(Action::NextMoment);
-        times.push(app.session().now());
-        assert!(times.len() < 20, "never reached the question");
-    }
+    let times = to_question(&mut app);
     // The seventh press asks instead of moving: the write at 16.5 s waits for a prediction.
     assert_eq!(
         times,
@@ -53,18 +65,116 @@ fn pressing_n_walks_the_lesson_and_stops_at_the_question() {
     );
     let text = screen(&app, 80, 24);
     assert!(
-        text.contains("? Will the storage accept client 1's write with token 1?"),
+        text.contains("Will the storage accept client 1's write with token 1?"),
         "{text}"
     );
-    // Forward moves wait for the answer; n answers "no".
-    app.update(Action::StepForward);
-    assert_eq!(app.session().now(), 16_000);
-    assert!(app.status().unwrap().contains("Answer the question first"));
+    assert!(
+        text.contains("a = accepted, b = rejected, n = skip"),
+        "{text}"
+    );
+    // The question's footer is its own key table: the answers, skip, back, help, quit.
+    let footer = text.lines().last().unwrap();
+    assert!(
+        footer.contains("a accepted") && footer.contains("b rejected"),
+        "{footer}"
+    );
+    assert!(
+        footer.contains("n skip") && !footer.contains("n next"),
+        "{footer}"
+    );
+    insta::assert_snapshot!("gc_pause_question_80x24", text);
+}
+
+#[test]
+fn stepping_past_the_question_records_no_answer() {
+    for skip in [
+        Action::NextMoment,
+        Action::Skip,
+        Action::StepForward,
+        Action::TogglePlay,
+    ] {
+        let mut app = app("gc-pause", true);
+        to_question(&mut app);
+        app.update(skip);
+        assert_eq!(app.session().now(), 16_500, "{skip:?} reveals the write");
+        assert_eq!(app.prediction().unwrap().revealed, Some(None), "{skip:?}");
+        let text = screen(&app, 80, 24);
+        assert!(
+            text.contains("Skipped. The answer: REJECTED, token 1 < 2"),
+            "{skip:?}:\n{text}"
+        );
+        assert!(!text.contains("You said"), "{skip:?}");
+    }
+}
+
+#[test]
+fn the_answer_keys_record_a_prediction_and_judge_it_by_the_run() {
+    let mut app = app("gc-pause", true);
+    to_question(&mut app);
     app.update(Action::Answer(false));
-    assert_eq!(app.session().now(), 16_500);
     let text = screen(&app, 80, 24);
-    assert!(text.contains("You said no. Right: REJECTED"), "{text}");
+    assert!(
+        text.contains("You said rejected. Right: REJECTED"),
+        "{text}"
+    );
     assert!(text.contains("✗ REJECTED t1 < t2"));
+
+    // Unfenced, the same question has the other answer.
+    let mut app = app_at("gc-pause", false, 0);
+    to_question(&mut app);
+    app.update(Action::Answer(false));
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.contains("You said rejected. Not quite: ACCEPTED"),
+        "{text}"
+    );
+    assert!(text.contains("CORRUPTED DATA!"), "{text}");
+}
+
+#[test]
+fn answer_keys_without_a_question_say_so() {
+    let mut app = app("gc-pause", true);
+    app.update(Action::Answer(true));
+    assert!(app.status().unwrap().contains("No question is waiting"));
+    assert_eq!(app.session().now(), 0);
+}
+
+#[test]
+fn keys_that_cannot_act_say_why() {
+    let mut app = self::app("gc-pause", true);
+    app.update(Action::StepBack);
+    assert!(app.status().unwrap().contains("Already at t = 0.0 s"));
+    press(&mut app, &[Action::SmallerStep, Action::SmallerStep]);
+    assert!(app
+        .status()
+        .unwrap()
+        .contains("already the smallest, 0.1 s"));
+    for _ in 0..5 {
+        app.update(Action::LargerStep);
+    }
+    assert!(app.status().unwrap().contains("already the largest, 5.0 s"));
+    for _ in 0..6 {
+        app.update(Action::Faster);
+    }
+    assert!(app.status().unwrap().contains("already the fastest"));
+    app.update(Action::Unbound('z'));
+    assert!(app
+        .status()
+        .unwrap()
+        .contains("The key 'z' does nothing here"));
+    // Keys the question does not take say what it does take.
+    let mut asking = self::app("gc-pause", true);
+    to_question(&mut asking);
+    asking.update(Action::InjectPause);
+    assert!(asking.status().unwrap().contains("a accepted, b rejected"));
+    assert_eq!(asking.session().inputs(), &[]);
+    // At the end of the lesson, → says so.
+    let mut ended = app_at("gc-pause", true, 23_000);
+    ended.update(Action::StepForward);
+    assert!(ended
+        .status()
+        .unwrap()
+        .contains("The lesson ended at 23.0 s"));
 }
 
 #[test]
@@ -80,22 +190,20 @@ fn f_then_r_replays_the_lesson_into_corruption() {
         "restart keeps the fencing setting"
     );
     assert!(app.session().inputs().is_empty());
-    for _ in 0..7 {
-        app.update(Action::NextMoment);
-    }
+    to_question(&mut app);
     app.update(Action::Answer(true));
     let text = screen(&app, 80, 24);
     assert!(text.contains("CORRUPTED DATA!"), "{text}");
-    assert!(text.contains("You said yes. Right: ACCEPTED"), "{text}");
+    assert!(
+        text.contains("You said accepted. Right: ACCEPTED"),
+        "{text}"
+    );
 }
 
 #[test]
 fn stepping_back_is_time_travel_and_loses_nothing() {
     let mut app = app_at("chaos", true, 12_000);
-    press(
-        &mut app,
-        &[Action::Select(ClientId::ALL[1]), Action::InjectPause],
-    );
+    press(&mut app, &[Action::Select(c(2)), Action::InjectPause]);
     press(
         &mut app,
         &[Action::LargerStep, Action::LargerStep, Action::LargerStep],
@@ -121,36 +229,60 @@ fn stepping_back_is_time_travel_and_loses_nothing() {
     assert!(forward.iter().any(|e| e.t == 12_000
         && e.kind
             == EventKind::Pause {
-                client: ClientId::ALL[1],
+                client: c(2),
                 until: 16_500
             }));
 }
 
 #[test]
-fn g_pauses_and_x_crashes_the_selected_client() {
+fn g_pauses_x_crashes_and_a_down_client_is_told_the_truth() {
     let mut app = app_at("chaos", true, 8_000);
-    press(
-        &mut app,
-        &[Action::Select(ClientId::ALL[2]), Action::InjectPause],
-    );
-    assert!(app.session().world().clients()[2].is_paused());
+    press(&mut app, &[Action::Select(c(3)), Action::InjectPause]);
+    assert!(app.session().world().client(c(3)).is_paused());
     assert_eq!(
         app.session().inputs()[0].kind,
-        InputKind::Pause {
-            client: ClientId::ALL[2]
-        }
+        InputKind::Pause { client: c(3) }
     );
-    press(&mut app, &[Action::Select(ClientId::ALL[0]), Action::Crash]);
+    press(&mut app, &[Action::Select(c(1)), Action::Crash]);
+    assert!(app.status().unwrap().contains("restarts at 11.0 s"));
     let text = screen(&app, 80, 24);
     assert!(text.contains("crashed"), "{text}");
+    // A second x on the down client changes nothing, and says so.
+    let inputs = app.session().inputs().len();
+    app.update(Action::Crash);
+    assert!(app
+        .status()
+        .unwrap()
+        .contains("client-1 is already down; it restarts at 11.0 s"));
+    assert_eq!(app.session().inputs().len(), inputs);
+    app.update(Action::InjectPause);
+    assert!(app.status().unwrap().contains("cannot pause"));
+    assert_eq!(app.session().inputs().len(), inputs);
     app.seek(11_500);
-    let restarted = app.session().world().events().iter().any(|e| {
-        e.kind
-            == EventKind::Restart {
-                client: ClientId::ALL[0],
-            }
+    assert!(app
+        .session()
+        .world()
+        .events()
+        .iter()
+        .any(|e| e.kind == EventKind::Restart { client: c(1) }));
+}
+
+#[test]
+fn d_delays_the_selected_clients_next_write_in_the_network() {
+    let mut app = app_at("gc-pause", true, 11_500);
+    press(&mut app, &[Action::Select(c(2)), Action::DelayWrite]);
+    assert!(app
+        .status()
+        .unwrap()
+        .contains("hold client-2's next write for 15.0 s"));
+    app.seek(12_000);
+    let sent = app.session().world().events().iter().any(|e| {
+        matches!(&e.kind, EventKind::Send { client, deliver_at, .. } if *client == c(2) && *deliver_at == 27_000)
     });
-    assert!(restarted, "a crashed client restarts");
+    assert!(sent, "the write is sent at 12 s and arrives at 27 s");
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("network"), "a network lane appears:\n{text}");
+    assert!(text.contains("c2 t2 → file at 27.0 s"), "{text}");
 }
 
 #[test]
@@ -159,7 +291,7 @@ fn step_and_speed_keys_stay_in_their_ranges() {
     assert_eq!(app.step_ms(), 500);
     press(&mut app, &[Action::SmallerStep, Action::SmallerStep]);
     assert_eq!(app.step_ms(), 100);
-    assert!(screen(&app, 80, 24).contains("step 0.1 s"));
+    assert!(screen(&app, 100, 30).contains("step 0.1 s"));
     for _ in 0..9 {
         app.update(Action::LargerStep);
     }
@@ -188,23 +320,37 @@ fn playing_advances_with_real_time_and_stops_at_the_lessons_end() {
     assert!(!app.is_playing());
     app.update(Action::TogglePlay);
     assert!(!app.is_playing());
-    assert!(app.status().unwrap().contains("The lesson is over"));
+    assert!(app.status().unwrap().contains("The lesson ended"));
 }
 
 #[test]
-fn playing_stops_at_a_question() {
+fn playing_stops_before_a_question() {
     let mut app = app_at("gc-pause", true, 14_000);
     press(&mut app, &[Action::TogglePlay]);
     for _ in 0..40 {
         app.update(Action::Tick(100));
     }
     assert!(!app.is_playing());
+    assert_eq!(app.mode(), Mode::Question);
     assert_eq!(
         app.session().now(),
         16_400,
-        "the last tick before the write at 16.5 s"
+        "the last tick before the write"
     );
-    assert!(app.prediction().is_some());
+}
+
+#[test]
+fn no_question_when_what_it_asks_about_will_not_happen() {
+    // Client 1 is crashed before the write the question asks about: no question; the caption
+    // says what happens instead.
+    let mut app = app_at("gc-pause", true, 16_100);
+    press(&mut app, &[Action::Select(c(1)), Action::Crash]);
+    for _ in 0..3 {
+        app.update(Action::NextMoment);
+        assert_ne!(app.mode(), Mode::Question);
+    }
+    let caption = app.caption();
+    assert!(!caption.text.contains("REJECTED"), "{}", caption.text);
 }
 
 #[test]
@@ -230,6 +376,30 @@ fn the_picker_loads_a_scenario_and_keeps_fencing() {
 }
 
 #[test]
+fn the_picker_shows_every_title_whole() {
+    let mut app = app("gc-pause", true);
+    for cursor in 0..Scenario::all_built_in().len() {
+        app.update(Action::OpenPicker);
+        for _ in 0..cursor {
+            app.update(Action::PickerDown);
+        }
+        let scenario = &Scenario::all_built_in()[cursor];
+        let text = screen(&app, 80, 24);
+        let flat = text
+            .lines()
+            .map(|l| l.trim_matches(|c: char| " │┌┐└┘─".contains(c)))
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            flat.contains(&scenario.title),
+            "{}'s title is not whole:\n{text}",
+            scenario.name
+        );
+        app.update(Action::CloseOverlay);
+    }
+}
+
+#[test]
 fn v_cycles_the_check_and_the_header_names_it() {
     let mut app = app_at("renew", true, 9_000);
     app.update(Action::CycleCheck);
@@ -238,8 +408,8 @@ fn v_cycles_the_check_and_the_header_names_it() {
     app.seek(10_000);
     let text = screen(&app, 80, 24);
     assert!(
-        text.contains("✗ REJECTED"),
-        "strict refuses the holder's second write:\n{text}"
+        text.contains("✗ REJECTED t1 is not > t1"),
+        "strict refuses the holder's second write, and says how:\n{text}"
     );
     press(&mut app, &[Action::CycleCheck, Action::CycleCheck]);
     assert_eq!(app.session().world().fenced_check(), FenceCheck::PerKey);
@@ -247,81 +417,153 @@ fn v_cycles_the_check_and_the_header_names_it() {
 
 #[test]
 fn quit_from_anywhere() {
-    for setup in [&[][..], &[Action::ToggleHelp], &[Action::OpenPicker]] {
+    for setup in [
+        &[][..],
+        &[Action::ToggleHelp],
+        &[Action::OpenPicker],
+        &[Action::NextMoment; 7],
+    ] {
         let mut app = app("gc-pause", true);
         press(&mut app, setup);
         app.update(Action::Quit);
-        assert!(app.should_quit());
+        assert!(app.should_quit(), "{setup:?}");
     }
+}
+
+// ------------------------------------------------------------------ captions follow the run
+
+#[test]
+fn a_caption_never_states_what_the_lecturers_pause_prevented() {
+    // Launch, 2 g, n x4: client 2 is frozen at 11 s, so it takes no lock and writes nothing.
+    let mut app = app("gc-pause", true);
+    press(&mut app, &[Action::Select(c(2)), Action::InjectPause]);
+    for _ in 0..4 {
+        app.update(Action::NextMoment);
+    }
+    assert_eq!(app.session().now(), 11_000);
+    let caption = app.caption();
+    assert!(
+        matches!(caption.source, Source::Generated { .. }),
+        "{caption:?}"
+    );
+    assert!(
+        caption.text.contains("Client 2 is frozen in a GC pause you injected: its acquire of file-lock waits until it wakes at 15.0 s."),
+        "{}",
+        caption.text
+    );
+    app.update(Action::NextMoment);
+    assert_eq!(app.session().now(), 12_000);
+    let caption = app.caption();
+    assert!(
+        !caption.text.contains("Client 2 writes with token 2"),
+        "{}",
+        caption.text
+    );
+    assert!(
+        caption.text.contains("its write to file waits"),
+        "{}",
+        caption.text
+    );
+}
+
+#[test]
+fn after_the_script_the_caption_follows_the_events() {
+    // late-release, n x10: the script ends at 11 s; the lease's expiry at 16 s is told as it is.
+    let mut app = app("late-release", true);
+    for _ in 0..10 {
+        app.update(Action::NextMoment);
+    }
+    app.seek(16_000);
+    let caption = app.caption();
+    assert!(
+        caption
+            .text
+            .contains("Client 3's lease with token 3 runs out"),
+        "{}",
+        caption.text
+    );
+    assert!(!caption.text.contains("Now client 3 gets the lock"));
+}
+
+#[test]
+fn with_fencing_off_the_lesson_never_claims_fencing_helped() {
+    let app = app_at("gc-pause", false, 20_000);
+    let text = app.caption().text;
+    assert!(!text.contains("tokens order the writes"), "{text}");
+    assert!(text.contains("Without fencing"), "{text}");
 }
 
 // ------------------------------------------------------------------ what is on screen
 
 #[test]
-fn help_lists_every_key_of_the_dispatch_table() {
-    let mut app = app("gc-pause", true);
-    app.update(Action::ToggleHelp);
-    let text = screen(&app, 80, 24);
-    for binding in KEYMAP.iter().filter(|b| !b.label.is_empty()) {
-        assert!(
-            text.contains(binding.label),
-            "help lacks {:?}:\n{text}",
-            binding.label
-        );
-        assert!(text.contains(binding.keys), "help lacks {:?}", binding.keys);
+fn help_lists_every_key_of_every_mode_and_explains_every_mark() {
+    for (mode, open) in [
+        (Mode::Main, &[][..]),
+        (Mode::Question, &[Action::NextMoment; 7][..]),
+    ] {
+        let mut app = app("gc-pause", true);
+        press(&mut app, open);
+        assert_eq!(app.mode(), mode);
+        app.update(Action::ToggleHelp);
+        let text = screen(&app, 80, 24);
+        for (keys, label) in tui::help_rows(mode) {
+            assert!(
+                text.contains(label),
+                "{mode:?} help lacks {label:?}:\n{text}"
+            );
+            assert!(text.contains(&keys), "{mode:?} help lacks {keys:?}");
+        }
+        app.update(Action::HelpNext);
+        let marks = screen(&app, 100, 40);
+        for (glyph, _, meaning) in tui::LEGEND {
+            let flat: String = marks
+                .lines()
+                .map(|l| l.trim_matches(|c: char| " │┌┐└┘─".contains(c)))
+                .collect::<Vec<_>>()
+                .join(" ")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert!(
+                flat.contains(&format!("{glyph} {meaning}")),
+                "no {meaning}:\n{marks}"
+            );
+        }
+        for needle in [
+            "▸",
+            "c2 t2",
+            "GC, down",
+            "╵5",
+            "believes",
+            "lock service",
+            "highest",
+        ] {
+            assert!(
+                marks.contains(needle),
+                "the help does not explain {needle}:\n{marks}"
+            );
+        }
+        app.update(Action::Unbound('z'));
+        assert_eq!(app.overlay(), Overlay::None, "any other key closes help");
     }
-    for (glyph, _, meaning) in tui::LEGEND {
-        assert!(
-            text.contains(&format!("{glyph} {meaning}")),
-            "legend lacks {meaning}"
-        );
-    }
-    app.update(Action::StepForward);
-    assert_eq!(app.overlay(), Overlay::None, "any key closes help");
-    assert_eq!(app.session().now(), 0, "and does nothing else");
 }
 
 #[test]
 fn belief_and_truth_disagree_at_the_key_moment() {
-    let app = app_at("gc-pause", true, 16_500);
-    let world = app.session().world();
-    let (belief, truth, stale) = tui::belief_and_truth(world, &world.clients()[0]);
-    assert_eq!(
-        (belief.as_str(), truth.as_str(), stale),
-        ("t1 8.5s left", "expired 6.5s ago", true)
+    let text = screen(&app_at("gc-pause", true, 16_500), 80, 24);
+    let lane = text.lines().find(|l| l.contains("▸client-1")).unwrap();
+    assert!(
+        lane.contains("t1 8.5 s left") && lane.contains("ended 6.5 s ago"),
+        "{lane}"
     );
     // Frozen, the belief stands still while the truth runs on.
-    let frozen = app_at("gc-pause", true, 9_000);
-    let later = app_at("gc-pause", true, 14_000);
-    let at =
-        |a: &App| tui::belief_and_truth(a.session().world(), &a.session().world().clients()[0]);
-    assert_eq!(at(&frozen).0, "t1 9.0s left");
-    assert_eq!(at(&later).0, "t1 9.0s left");
-    assert_eq!(at(&frozen).1, "live 1.0s");
-    assert_eq!(at(&later).1, "expired 4.0s ago");
-}
-
-#[test]
-fn every_screen_fits_80x24_without_cutting_the_lesson() {
-    for scenario in Scenario::all_built_in() {
-        for fencing in [true, false] {
-            for t in (0..=scenario.end).step_by(500) {
-                let app = app_at(&scenario.name, fencing, t);
-                let text = screen(&app, 80, 24);
-                assert_eq!(text.lines().count(), 24);
-                let first = text.lines().next().unwrap();
-                assert!(first.contains(if fencing { "FENCING ON" } else { "FENCING OFF" }));
-                if let Some(i) = scenario.beat_at(t) {
-                    let caption = scenario.beats[i].caption_for(app.session().world().fencing());
-                    let last_word = caption.split_whitespace().last().unwrap();
-                    assert!(
-                        text.contains(last_word),
-                        "{} at {t}: caption cut\n{text}",
-                        scenario.name
-                    );
-                }
-            }
-        }
+    for (t, belief, truth) in [
+        (9_000, "t1 9.0 s left", "live 1.0 s"),
+        (14_000, "t1 9.0 s left", "ended 4.0 s ago"),
+    ] {
+        let text = screen(&app_at("gc-pause", true, t), 80, 24);
+        let lane = text.lines().find(|l| l.contains("▸client-1")).unwrap();
+        assert!(lane.contains(belief) && lane.contains(truth), "{t}: {lane}");
     }
 }
 
@@ -331,22 +573,38 @@ fn too_small_says_so_and_tiny_areas_do_not_panic() {
     let text = screen(&app, 60, 15);
     assert!(text.contains("Terminal too small: 60x15"));
     assert!(text.contains("at least 70x20"));
+    insta::assert_snapshot!("too_small_60x15", text);
     for (w, h) in [
         (1, 1),
         (0, 0),
         (2, 40),
         (200, 3),
-        (70, 20),
-        (71, 21),
-        (300, 100),
+        (80, 0),
+        (0, 24),
+        (69, 20),
+        (70, 19),
     ] {
-        let _ = screen(&app, w, h);
+        let text = screen(&app, w, h);
+        if w >= 20 && h >= 3 {
+            assert!(text.contains("Terminal too small"), "{w}x{h}:\n{text}");
+        }
     }
     let mut help = app_at("gc-pause", true, 3_000);
     help.update(Action::ToggleHelp);
     for (w, h) in [(70, 20), (1, 1), (75, 22)] {
         let _ = screen(&help, w, h);
     }
+}
+
+#[test]
+fn a_huge_area_is_clamped_not_allocated() {
+    let app = app_at("gc-pause", true, 16_500);
+    let buf = tui::render_buffer(&app, u16::MAX, u16::MAX);
+    assert_eq!(
+        (buf.area.width, buf.area.height),
+        (tui::MAX_WIDTH, tui::MAX_HEIGHT)
+    );
+    assert_eq!(tui::clamped((u16::MAX, 0)).height, 1);
 }
 
 #[test]
@@ -361,9 +619,7 @@ fn draw_through_a_real_terminal_backend() {
 // ------------------------------------------------------------------ styles
 
 fn buffer(app: &App, w: u16, h: u16) -> ratatui::buffer::Buffer {
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|frame| tui::draw(frame, app)).unwrap();
-    terminal.backend().buffer().clone()
+    tui::render_buffer(app, w, h)
 }
 
 fn find(buf: &ratatui::buffer::Buffer, needle: &str) -> (u16, u16) {
@@ -378,16 +634,15 @@ fn find(buf: &ratatui::buffer::Buffer, needle: &str) -> (u16, u16) {
 
 #[test]
 fn colour_marks_key_cells_and_plain_uses_no_colour_at_all() {
-    let scenario = Arc::new(Scenario::built_in("gc-pause").unwrap());
     let mut colored = App::new(
-        Session::new(scenario, 1, true, FenceCheck::PerKey),
+        Session::new(setup("gc-pause", true, FenceCheck::PerKey)),
         Theme::colored(),
     );
     colored.seek(16_500);
     let buf = buffer(&colored, 80, 24);
     let (x, y) = find(&buf, "FENCING ON");
     assert_eq!(buf[(x + 1, y)].bg, Color::Green);
-    let (x, y) = find(&buf, "✗ REJECTED");
+    let (x, y) = find(&buf, "✗ REJECTED t1 < t2");
     assert_eq!(buf[(x, y)].fg, Color::Red);
     assert!(buf[(x, y)].modifier.contains(Modifier::BOLD));
 
@@ -403,7 +658,7 @@ fn colour_marks_key_cells_and_plain_uses_no_colour_at_all() {
     // Without colour the state still shows: reversed header chip, reversed corruption.
     let (x, y) = find(&buf, "FENCING OFF");
     assert!(buf[(x + 1, y)].modifier.contains(Modifier::REVERSED));
-    let (x, y) = find(&buf, "! CORRUPTED DATA! t1");
+    let (x, y) = find(&buf, "! CORRUPTED DATA! no check");
     assert!(buf[(x, y)].modifier.contains(Modifier::REVERSED));
 }
 
@@ -411,154 +666,106 @@ fn colour_marks_key_cells_and_plain_uses_no_colour_at_all() {
 
 #[test]
 fn snapshots_of_the_key_moments() {
+    let at = |name, fencing, t| app_at(name, fencing, t);
     insta::assert_snapshot!(
         "gc_pause_fenced_80x24",
-        screen(&app_at("gc-pause", true, 16_500), 80, 24)
+        screen(&at("gc-pause", true, 16_500), 80, 24)
     );
     insta::assert_snapshot!(
         "gc_pause_unfenced_80x24",
-        screen(&app_at("gc-pause", false, 16_500), 80, 24)
+        screen(&at("gc-pause", false, 16_500), 80, 24)
     );
     insta::assert_snapshot!(
         "gc_pause_fenced_120x40",
-        screen(&app_at("gc-pause", true, 16_500), 120, 40)
+        screen(&at("gc-pause", true, 16_500), 120, 40)
     );
     insta::assert_snapshot!(
         "gc_pause_unfenced_120x40",
-        screen(&app_at("gc-pause", false, 16_500), 120, 40)
+        screen(&at("gc-pause", false, 16_500), 120, 40)
     );
     insta::assert_snapshot!(
         "gc_pause_frozen_belief_80x24",
-        screen(&app_at("gc-pause", true, 14_000), 80, 24)
+        screen(&at("gc-pause", true, 14_000), 80, 24)
     );
-    let mut question = app_at("gc-pause", true, 16_000);
-    question.update(Action::NextMoment);
-    insta::assert_snapshot!("gc_pause_question_80x24", screen(&question, 80, 24));
-    let mut compare = app_at("gc-pause", true, 16_500);
+    insta::assert_snapshot!("two_locks_global_80x24", {
+        let mut app = App::new(
+            Session::new(setup("two-locks", true, FenceCheck::Global)),
+            Theme::plain(),
+        );
+        app.seek(4_000);
+        screen(&app, 80, 24)
+    });
+    let mut compare = at("gc-pause", true, 16_500);
     compare.update(Action::ToggleCompare);
     insta::assert_snapshot!("gc_pause_compare_80x24", screen(&compare, 80, 24));
-    let mut help = app("gc-pause", true);
+    let mut help = at("gc-pause", true, 0);
     help.update(Action::ToggleHelp);
     insta::assert_snapshot!("help_80x24", screen(&help, 80, 24));
-    insta::assert_snapshot!("too_small_60x15", screen(&app("gc-pause", true), 60, 15));
-    insta::assert_snapshot!(
-        "chaos_120x40",
-        screen(&app_at("chaos", true, 30_000), 120, 40)
-    );
+    help.update(Action::HelpNext);
+    insta::assert_snapshot!("help_marks_80x24", screen(&help, 80, 24));
+    insta::assert_snapshot!("chaos_120x40", screen(&at("chaos", true, 30_000), 120, 40));
 }
 
-// ------------------------------------------------------------------ record and replay
+// ------------------------------------------------------------------ recordings
 
 #[test]
 fn a_recorded_session_replays_event_for_event() {
-    let mut app = app("chaos", true);
-    let plan: &[(u64, &[Action])] = &[
-        (
-            4_000,
-            &[Action::Select(ClientId::ALL[1]), Action::InjectPause],
-        ),
-        (9_000, &[Action::ToggleFencing]),
-        (12_500, &[Action::Select(ClientId::ALL[0]), Action::Crash]),
-        (20_000, &[Action::CycleCheck, Action::ToggleFencing]),
-    ];
-    for (t, actions) in plan {
-        app.seek(*t);
-        press(&mut app, actions);
-    }
-    app.seek(45_000);
-    let json = tui::recording::to_json(app.session());
-    assert!(
-        json.contains("\"scenario\": \"chaos\"") && json.contains("\"action\": \"crash\""),
-        "{json}"
+    use fencing_lab::sim::recording;
+    let mut live = app_at("chaos", true, 5_000);
+    press(
+        &mut live,
+        &[
+            Action::Select(c(2)),
+            Action::InjectPause,
+            Action::DelayWrite,
+        ],
     );
-    let mut replay = tui::recording::from_json(&json, "test.json").unwrap();
-    replay.seek(45_000);
-    assert_eq!(replay.world().events(), app.session().world().events());
-    assert_eq!(replay.inputs(), app.session().inputs());
+    live.seek(9_000);
+    press(&mut live, &[Action::ToggleFencing, Action::CycleCheck]);
+    live.seek(40_000);
+    let json = recording::to_json(live.session());
+    let (setup, inputs) = recording::from_json(&json, "test.json").unwrap();
+    let replayed = Session::played_to_with(setup, inputs, 40_000);
+    assert_eq!(replayed.world().events(), live.session().world().events());
+    assert_eq!(replayed.inputs(), live.session().inputs());
 }
 
 #[test]
-fn a_broken_recording_is_one_sentence() {
-    let err = tui::recording::from_json("{\"format\": 1}", "r.json")
-        .err()
-        .unwrap();
-    assert!(
-        err.starts_with("r.json, line 1: not a fencing-lab recording: missing field"),
-        "{err}"
-    );
-    let bad_client = r#"{"format":1,"scenario":"chaos","seed":1,"fencing":true,"check":"per-key",
-        "inputs":[{"at":1.0,"action":"pause","client":7}]}"#;
-    let err = tui::recording::from_json(bad_client, "r.json")
-        .err()
-        .unwrap();
-    assert_eq!(err, "r.json: input 1: field `client` must be 1, 2 or 3");
-    let bad_scenario =
-        r#"{"format":1,"scenario":"nope","seed":1,"fencing":true,"check":"per-key","inputs":[]}"#;
-    let err = tui::recording::from_json(bad_scenario, "r.json")
-        .err()
-        .unwrap();
-    assert!(err.starts_with("r.json names scenario nope:"), "{err}");
-}
-
-#[test]
-fn a_wrong_check_says_what_it_broke_in_the_caption() {
-    let scenario = Arc::new(Scenario::built_in("per-key").unwrap());
-    let mut app = App::new(
-        Session::new(scenario, 1, true, FenceCheck::Global),
-        Theme::plain(),
-    );
-    app.seek(9_500);
-    let text = screen(&app, 80, 24);
-    assert!(
-        text.contains("With the global check: REJECTED: another key has accepted"),
-        "{text}"
-    );
-    // Under the seed's rule the lesson's own caption stands.
-    let text = screen(&app_at("per-key", true, 9_500), 80, 24);
-    assert!(text.contains("orders has seen only 1, so it"), "{text}");
-}
-
-#[test]
-fn a_token_label_is_never_half_covered_by_a_mark() {
-    for scenario in Scenario::all_built_in() {
-        for t in (0..=scenario.end).step_by(1_000) {
-            let text = screen(&app_at(&scenario.name, true, t), 120, 40);
-            for line in text.lines().filter(|l| l.contains("client-")) {
-                let lane: Vec<char> = line.chars().collect();
-                for pair in lane.windows(2) {
-                    let stray = pair[0] == 't' && "✓✗!?+]ø".contains(pair[1]);
-                    assert!(
-                        !stray,
-                        "{} at {t}: a mark covers a label\n{line}",
-                        scenario.name
-                    );
-                }
+fn a_broken_recording_is_one_sentence_with_its_control_characters_escaped() {
+    use fencing_lab::sim::recording;
+    for (text, wanted) in [
+        ("{", "not a fencing-lab recording"),
+        (r#"{"format":2,"scenario":"gc-pause","seed":1,"fencing":true,"check":"per-key","inputs":[]}"#, "format 2"),
+        (r#"{"format":1,"scenario":"nosuch\u001b[2J","seed":1,"fencing":true,"check":"per-key","inputs":[]}"#, "\\u{1b}[2J"),
+        (r#"{"format":1,"scenario":"gc-pause","seed":1,"fencing":true,"check":"per-key","inputs":[{"at":1e300,"action":"pause","client":1}]}"#, "from 0 to 86400"),
+        ("\u{feff}{\"format\":1,\"scenario\":\"gc-pause\",\"seed\":1,\"fencing\":true,\"check\":\"per-key\",\"inputs\":[]}", ""),
+    ] {
+        match recording::from_json(text, "r.json") {
+            Ok(_) => assert!(wanted.is_empty(), "{text} was accepted"),
+            Err(e) => {
+                assert!(e.contains(wanted), "{e}");
+                assert!(!e.chars().any(char::is_control), "{e:?}");
             }
         }
     }
 }
 
 #[test]
-fn at_the_minimum_size_the_essentials_stay_on_screen() {
-    let mut app = app_at("gc-pause", true, 12_000);
-    let text = screen(&app, tui::MIN_WIDTH, tui::MIN_HEIGHT);
-    let lines: Vec<&str> = text.lines().collect();
-    assert!(
-        lines[0].contains("FENCING ON")
-            && lines[0].contains("t = 12.0 s")
-            && lines[0].contains("paused"),
-        "{}",
-        lines[0]
-    );
-    let footer = lines.last().unwrap();
-    for hint in ["n next", "f fencing", "? help", "q quit"] {
-        assert!(footer.contains(hint), "footer lacks {hint}: {footer}");
+fn the_scenario_and_its_title_are_never_cut_in_the_header() {
+    for scenario in Scenario::all_built_in() {
+        let app = App::new(
+            Session::new(fencing_lab::sim::Setup::new(Arc::new(scenario.clone()))),
+            Theme::plain(),
+        );
+        for width in [80, 100, 120] {
+            let text = screen(&app, width, 30);
+            let line = text.lines().nth(1).unwrap();
+            assert!(
+                line.contains(&scenario.title) || line.contains(&scenario.short_title),
+                "{} at {width}: {line}",
+                scenario.name
+            );
+            assert!(!line.contains('…'), "{line}");
+        }
     }
-    assert!(text.contains("lease   11.0 → 21.0 s"), "{text}");
-    app.update(Action::ToggleHelp);
-    let help = screen(&app, tui::MIN_WIDTH, tui::MIN_HEIGHT);
-    assert!(
-        help.contains("✗ REJECTED") && help.contains("q Esc   quit"),
-        "{help}"
-    );
 }

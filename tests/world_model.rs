@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use fencing_lab::sim::{
-    Beat, BeatAction, ClientAction, ClientId, Event, EventKind, InputKind, Ms, Scenario, Session,
+    Beat, BeatAction, Captions, ClientAction, ClientId, Event, EventKind, InputKind, LockId, Ms,
+    Scenario, Session, Setup,
 };
-use fencing_lab::FenceCheck;
 use proptest::prelude::*;
 
 /// Times on the half-second grid lessons use, so that things coincide often: ordering bugs
@@ -22,12 +22,15 @@ fn client() -> impl Strategy<Value = ClientId> {
 
 fn action() -> impl Strategy<Value = ClientAction> {
     prop_oneof![
-        4 => prop::option::of(half_seconds(1..4)).prop_map(|retry| ClientAction::Acquire { retry }),
-        2 => Just(ClientAction::Renew),
-        2 => Just(ClientAction::Release),
-        4 => (0..2usize, 0..100u32).prop_map(|(k, v)| ClientAction::Write {
+        4 => prop::option::of(half_seconds(1..4)).prop_map(|retry| ClientAction::Acquire { lock: LockId::FIRST, retry }),
+        2 => Just(ClientAction::Renew { lock: LockId::FIRST, token: None }),
+        2 => Just(ClientAction::Release { lock: LockId::FIRST, token: None }),
+        4 => (0..2usize, 0..100u32, prop::option::of(half_seconds(1..8))).prop_map(|(k, v, delay)| ClientAction::Write {
+            lock: LockId::FIRST,
             key: ["a", "b"][k].to_owned(),
             value: format!("v{v}"),
+            token: None,
+            delay,
         }),
         2 => half_seconds(1..16).prop_map(|ms| ClientAction::Pause { ms }),
         1 => half_seconds(1..10).prop_map(|down| ClientAction::Crash { down }),
@@ -51,6 +54,7 @@ fn input() -> impl Strategy<Value = (Ms, InputKind)> {
         prop_oneof![
             3 => client().prop_map(|client| InputKind::Pause { client }),
             2 => client().prop_map(|client| InputKind::Crash { client }),
+            1 => client().prop_map(|client| InputKind::Delay { client }),
             1 => any::<bool>().prop_map(|on| InputKind::Fencing { on }),
         ],
     )
@@ -68,8 +72,12 @@ fn scenario(lease_ms: Ms, mut beats: Vec<(Ms, Option<BeatAction>)>) -> Arc<Scena
         .map(|(at, action)| Beat {
             at,
             action,
-            caption: "c".into(),
-            caption_unfenced: None,
+            captions: Captions {
+                fenced: "c".into(),
+                unfenced: None,
+                strict: None,
+                global: None,
+            },
             ask: None,
         })
         .collect();
@@ -112,13 +120,9 @@ fn check(events: &[Event]) -> Result<(), String> {
                 return Err(format!("{} ms: renewed {token} but {live:?} was live", e.t));
             }
             EventKind::Fencing { on } => fencing = *on,
-            EventKind::Write {
-                key,
-                token,
-                accepted,
-                highest: before,
-                ..
-            } => {
+            EventKind::Write { key, verdict, .. } => {
+                let (token, accepted, before) =
+                    (&verdict.token, &verdict.accepted, &verdict.key_highest);
                 let h = highest.get(key.as_str()).copied();
                 if *before != h {
                     return Err(format!(
@@ -160,7 +164,8 @@ proptest! {
         // Live: the user steps to each input's moment and presses the key.
         let mut inputs = inputs;
         inputs.sort_by_key(|i| i.0);
-        let mut live = Session::new(scenario.clone(), 1, true, FenceCheck::PerKey);
+        let setup = Setup::new(scenario.clone());
+        let mut live = Session::new(setup.clone());
         for (t, kind) in &inputs {
             live.seek(*t);
             live.inject(*kind);
@@ -172,7 +177,7 @@ proptest! {
         }
 
         // Replayed from the recorded inputs: the same stream.
-        let mut replay = Session::with_inputs(scenario.clone(), 1, true, FenceCheck::PerKey, live.inputs().to_vec());
+        let mut replay = Session::with_inputs(setup, live.inputs().to_vec());
         replay.seek(30_000);
         prop_assert_eq!(replay.world().events(), &events[..]);
 
@@ -186,7 +191,7 @@ proptest! {
 
         // The storage's own books agree with the stream.
         let stats = live.world().stats();
-        let accepted = events.iter().filter(|e| matches!(e.kind, EventKind::Write { accepted: true, .. })).count() as u64;
+        let accepted = events.iter().filter(|e| e.kind.verdict().is_some_and(|v| v.accepted)).count() as u64;
         prop_assert_eq!(stats.writes_accepted, accepted);
         let grants = events.iter().filter(|e| matches!(e.kind, EventKind::Grant { .. })).count() as u64;
         prop_assert_eq!(stats.grants, grants);

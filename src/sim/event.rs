@@ -1,11 +1,11 @@
-//! What happened: the event stream of SPEC.md section 4, as text and as JSON.
+//! What happened: the event stream (see `docs/events.md`), as sentences and as JSON.
 
 use std::fmt;
 
 use serde_json::{json, Map, Value};
 
-use super::{fmt_seconds, seconds, Ms};
-use crate::LeaseError;
+use super::time::{fmt_seconds, fmt_service_seconds, fmt_signed, seconds, Ms};
+use crate::{Judge, LeaseError, Outcome, Verdict};
 
 /// One of the three simulated clients (0-based inside, "client-1".. outside).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -39,11 +39,83 @@ impl ClientId {
     pub fn name(self) -> &'static str {
         ["client-1", "client-2", "client-3"][self.index()]
     }
+
+    /// "Client 1", to begin a sentence.
+    pub fn title(self) -> &'static str {
+        ["Client 1", "Client 2", "Client 3"][self.index()]
+    }
 }
 
 impl fmt::Display for ClientId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// One of a scenario's locks, by its place in the scenario's list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct LockId(pub u8);
+
+impl LockId {
+    /// The scenario's first (often only) lock.
+    pub const FIRST: LockId = LockId(0);
+
+    /// Its place in the scenario's list.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Why a renew or release was refused: the library's reason, or what another implementation said.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Refusal {
+    /// This project's lock service, with its reason.
+    Lease(LeaseError),
+    /// Another implementation (a student's), with its message.
+    Said(String),
+}
+
+impl Refusal {
+    /// A short, stable code for machine-readable output (the JSON `reason` field).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::Lease(e) => e.code(),
+            Refusal::Said(_) => "refused",
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Lease(e) => e.fmt(f),
+            Refusal::Said(message) => write!(f, "the implementation said: {message}"),
+        }
+    }
+}
+
+/// How the lesson names things: the scenario's locks and the word for a fencing token (a real
+/// system's name for it, with `--as`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Vocab {
+    /// The locks' names, by [`LockId`].
+    pub locks: Vec<String>,
+    /// "token", or a real system's word ("revision").
+    pub token: &'static str,
+}
+
+impl Vocab {
+    /// The plain vocabulary for these locks.
+    pub fn plain(locks: &[String]) -> Vocab {
+        Vocab {
+            locks: locks.to_vec(),
+            token: "token",
+        }
+    }
+
+    /// The name of `lock`.
+    pub fn lock(&self, lock: LockId) -> &str {
+        self.locks.get(lock.index()).map_or("lock", String::as_str)
     }
 }
 
@@ -61,35 +133,44 @@ pub struct Event {
 pub enum EventKind {
     Grant {
         client: ClientId,
+        lock: LockId,
         token: u64,
+        /// On the lock service's clock.
         expires_at: f64,
     },
     AcquireRefused {
         client: ClientId,
+        lock: LockId,
+        /// Who holds it (`None`: the service gave no holder, e.g. no token is left).
         holder: Option<ClientId>,
     },
     Renew {
         client: ClientId,
+        lock: LockId,
         token: u64,
         expires_at: f64,
     },
     RenewRefused {
         client: ClientId,
+        lock: LockId,
         token: u64,
-        reason: LeaseError,
+        reason: Refusal,
     },
     Release {
         client: ClientId,
+        lock: LockId,
         token: u64,
     },
     ReleaseRefused {
         client: ClientId,
+        lock: LockId,
         token: u64,
-        reason: LeaseError,
+        reason: Refusal,
     },
     /// The lease ran out while `client` still held it.
     Expire {
         client: ClientId,
+        lock: LockId,
         token: u64,
     },
     Pause {
@@ -101,28 +182,52 @@ pub enum EventKind {
     },
     Crash {
         client: ClientId,
+        /// When it comes back.
+        restart_at: Ms,
     },
     Restart {
         client: ClientId,
     },
+    /// A write left the client but the network holds it until `deliver_at`.
+    Send {
+        client: ClientId,
+        key: String,
+        token: u64,
+        deliver_at: Ms,
+    },
+    /// A write reached the storage, and the storage's verdict on it.
     Write {
         client: ClientId,
         key: String,
         value: String,
-        token: u64,
-        accepted: bool,
-        /// The key's highest token before this write (`None`: never written).
-        highest: Option<u64>,
+        /// The verdict, with the token, the comparison and the rule that decided.
+        verdict: Verdict,
+        /// When the write was sent, if the network held it (`None`: sent at `t`).
+        sent_at: Option<Ms>,
+        /// Whether the writer's lease was live, by the lock service, when it sent the write.
+        lease_live: bool,
     },
-    /// Fencing off: a stale write replaced data written under a higher token.
+    /// An accepted write whose token is older than one the key had accepted: CORRUPTED DATA!
     Corruption {
         client: ClientId,
         key: String,
         token: u64,
-        overwrote_token: u64,
+        /// The key's highest accepted token, newer than `token`.
+        highest: u64,
+        /// The token of the value this write replaced.
+        overwrote_token: Option<u64>,
     },
     Fencing {
         on: bool,
+    },
+    /// The storage's check (while fencing is on) changed.
+    Check {
+        check: crate::FenceCheck,
+    },
+    /// The lock service's clock stepped by `by` ms (an NTP correction), now reading `service_now`.
+    ClockJump {
+        by: i64,
+        service_now: f64,
     },
 }
 
@@ -141,17 +246,13 @@ impl EventKind {
             EventKind::Resume { .. } => "resume",
             EventKind::Crash { .. } => "crash",
             EventKind::Restart { .. } => "restart",
+            EventKind::Send { .. } => "send",
             EventKind::Write { .. } => "write",
             EventKind::Corruption { .. } => "corruption",
             EventKind::Fencing { .. } => "fencing",
+            EventKind::Check { .. } => "check",
+            EventKind::ClockJump { .. } => "clock_jump",
         }
-    }
-
-    /// A refused write whose token was not older than its key's highest: only a check stricter
-    /// than the seed's rule refuses one, and that is what such a check breaks.
-    pub fn is_honest_refusal(&self) -> bool {
-        matches!(self, EventKind::Write { accepted: false, token, highest, .. }
-            if highest.is_none_or(|h| *token >= h))
     }
 
     /// The client the event is about, if any.
@@ -166,23 +267,77 @@ impl EventKind {
             | EventKind::Expire { client, .. }
             | EventKind::Pause { client, .. }
             | EventKind::Resume { client }
-            | EventKind::Crash { client }
+            | EventKind::Crash { client, .. }
             | EventKind::Restart { client }
+            | EventKind::Send { client, .. }
             | EventKind::Write { client, .. }
             | EventKind::Corruption { client, .. } => Some(client),
-            EventKind::Fencing { .. } => None,
+            EventKind::Fencing { .. } | EventKind::Check { .. } | EventKind::ClockJump { .. } => {
+                None
+            }
+        }
+    }
+
+    /// Every client the event concerns: its own, and a refused acquire's holder.
+    pub fn clients(&self) -> impl Iterator<Item = ClientId> {
+        let holder = match *self {
+            EventKind::AcquireRefused { holder, .. } => holder,
+            _ => None,
+        };
+        self.client().into_iter().chain(holder)
+    }
+
+    /// The lock the event is about, if any.
+    pub fn lock(&self) -> Option<LockId> {
+        match *self {
+            EventKind::Grant { lock, .. }
+            | EventKind::AcquireRefused { lock, .. }
+            | EventKind::Renew { lock, .. }
+            | EventKind::RenewRefused { lock, .. }
+            | EventKind::Release { lock, .. }
+            | EventKind::ReleaseRefused { lock, .. }
+            | EventKind::Expire { lock, .. } => Some(lock),
+            _ => None,
+        }
+    }
+
+    /// The verdict, for a write.
+    pub fn verdict(&self) -> Option<&Verdict> {
+        match self {
+            EventKind::Write { verdict, .. } => Some(verdict),
+            _ => None,
         }
     }
 }
 
+/// The name of the rule that judged a write, as JSON says it.
+pub fn judge_name(judge: Judge) -> &'static str {
+    match judge {
+        Judge::Check(check) => check.name(),
+        Judge::External => "external",
+    }
+}
+
+/// The verdict as one word: accepted, REJECTED, CORRUPTED DATA!
+pub fn outcome_word(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Accepted => "accepted",
+        Outcome::Rejected => "REJECTED",
+        Outcome::Corrupted => "CORRUPTED DATA!",
+    }
+}
+
 impl Event {
-    /// The event as one JSON object of SPEC.md section 4 (`lock` names the scenario's lock).
-    pub fn to_json(&self, lock: &str) -> Value {
+    /// The event as one JSON object (see `docs/events.md`).
+    pub fn to_json(&self, vocab: &Vocab) -> Value {
         let mut obj = Map::new();
         obj.insert("t".into(), json!(seconds(self.t)));
         obj.insert("event".into(), json!(self.kind.name()));
         if let Some(client) = self.kind.client() {
             obj.insert("client".into(), json!(client.name()));
+        }
+        if let Some(lock) = self.kind.lock() {
+            obj.insert("lock".into(), json!(vocab.lock(lock)));
         }
         let mut put = |k: &str, v: Value| {
             obj.insert(k.into(), v);
@@ -194,90 +349,152 @@ impl Event {
             | EventKind::Renew {
                 token, expires_at, ..
             } => {
-                put("lock", json!(lock));
                 put("token", json!(token));
                 put("expires_at", json!(expires_at));
             }
             EventKind::AcquireRefused { holder, .. } => {
-                put("lock", json!(lock));
                 put("holder", json!(holder.map(ClientId::name)));
             }
             EventKind::RenewRefused { token, reason, .. }
             | EventKind::ReleaseRefused { token, reason, .. } => {
-                put("lock", json!(lock));
                 put("token", json!(token));
                 put("reason", json!(reason.code()));
             }
             EventKind::Release { token, .. } | EventKind::Expire { token, .. } => {
-                put("lock", json!(lock));
                 put("token", json!(token));
             }
             EventKind::Pause { until, .. } => put("until", json!(seconds(*until))),
-            EventKind::Resume { .. } | EventKind::Crash { .. } | EventKind::Restart { .. } => {}
+            EventKind::Crash { restart_at, .. } => put("restart_at", json!(seconds(*restart_at))),
+            EventKind::Resume { .. } | EventKind::Restart { .. } => {}
+            EventKind::Send {
+                key,
+                token,
+                deliver_at,
+                ..
+            } => {
+                put("key", json!(key));
+                put("token", json!(token));
+                put("deliver_at", json!(seconds(*deliver_at)));
+            }
             EventKind::Write {
                 key,
                 value,
-                token,
-                accepted,
-                highest,
+                verdict,
+                sent_at,
+                lease_live,
                 ..
             } => {
                 put("key", json!(key));
                 put("value", json!(value));
-                put("token", json!(token));
-                put("accepted", json!(accepted));
-                put("highest", json!(highest));
+                put("token", json!(verdict.token));
+                put("accepted", json!(verdict.accepted));
+                put("highest", json!(verdict.key_highest));
+                put("check", json!(judge_name(verdict.judge)));
+                put("compared", json!(verdict.comparison()));
+                put(
+                    "outcome",
+                    json!(match verdict.outcome() {
+                        Outcome::Accepted => "accepted",
+                        Outcome::Rejected => "rejected",
+                        Outcome::Corrupted => "corrupted",
+                    }),
+                );
+                put("lease_live", json!(lease_live));
+                if let Some(sent_at) = sent_at {
+                    put("sent_at", json!(seconds(*sent_at)));
+                }
             }
             EventKind::Corruption {
                 key,
                 token,
+                highest,
                 overwrote_token,
                 ..
             } => {
                 put("key", json!(key));
                 put("token", json!(token));
+                put("highest", json!(highest));
                 put("overwrote_token", json!(overwrote_token));
             }
             EventKind::Fencing { on } => put("on", json!(on)),
+            EventKind::Check { check } => {
+                put("check", json!(check.name()));
+                put("rule", json!(check.rule()));
+            }
+            EventKind::ClockJump { by, service_now } => {
+                put("by", json!(*by as f64 / 1000.0));
+                put("service_now", json!(service_now));
+            }
         }
         Value::Object(obj)
     }
 
     /// The event as a sentence of the lesson transcript (no time, no trailing period).
-    pub fn describe(&self, lock: &str) -> String {
+    pub fn describe(&self, vocab: &Vocab) -> String {
+        let word = vocab.token;
         match &self.kind {
             EventKind::Grant {
                 client,
+                lock,
                 token,
                 expires_at,
             } => format!(
-                "{client} acquires {lock}: token {token}, lease until {expires_at:.1} s"
+                "{client} acquires {}: {word} {token}, lease until {} s",
+                vocab.lock(*lock),
+                fmt_service_seconds(*expires_at)
             ),
-            EventKind::AcquireRefused { client, holder } => match holder {
-                Some(holder) => format!("{client} asks for {lock}: refused, {holder} holds it"),
-                None => format!("{client} asks for {lock}: refused, no token left to hand out"),
+            EventKind::AcquireRefused {
+                client,
+                lock,
+                holder,
+            } => match holder {
+                Some(holder) if holder == client => format!(
+                    "{client} asks for {}: refused, its own earlier lease is still live",
+                    vocab.lock(*lock)
+                ),
+                Some(holder) => format!(
+                    "{client} asks for {}: refused, {holder} holds it",
+                    vocab.lock(*lock)
+                ),
+                None => format!(
+                    "{client} asks for {}: refused, and no holder is named",
+                    vocab.lock(*lock)
+                ),
             },
             EventKind::Renew {
                 client,
                 token,
                 expires_at,
-            } => format!("{client} renews token {token}: lease until {expires_at:.1} s"),
+                ..
+            } => format!(
+                "{client} renews {word} {token}: lease until {} s",
+                fmt_service_seconds(*expires_at)
+            ),
             EventKind::RenewRefused {
                 client,
                 token,
                 reason,
-            } => format!("{client} cannot renew token {token}: {reason}"),
-            EventKind::Release { client, token } => {
-                format!("{client} releases {lock} (token {token})")
-            }
+                ..
+            } => format!("{client} cannot renew {word} {token}: {reason}"),
+            EventKind::Release {
+                client,
+                lock,
+                token,
+            } => format!("{client} releases {} ({word} {token})", vocab.lock(*lock)),
             EventKind::ReleaseRefused {
                 client,
                 token,
                 reason,
-            } => format!("{client} cannot release token {token}: {reason}"),
-            EventKind::Expire { client, token } => {
-                format!("{client}'s lease with token {token} runs out; {lock} is free")
-            }
+                ..
+            } => format!("{client} cannot release {word} {token}: {reason}"),
+            EventKind::Expire {
+                client,
+                lock,
+                token,
+            } => format!(
+                "{client}'s lease with {word} {token} runs out; {} is free",
+                vocab.lock(*lock)
+            ),
             EventKind::Pause { client, until } => format!(
                 "{client} freezes in a GC pause until {} s",
                 fmt_seconds(*until)
@@ -285,77 +502,69 @@ impl Event {
             EventKind::Resume { client } => {
                 format!("{client} wakes from its GC pause, unaware that time passed")
             }
-            EventKind::Crash { client } => format!("{client} crashes and forgets its lease"),
+            EventKind::Crash { client, restart_at } => format!(
+                "{client} crashes and forgets its lease; it restarts at {} s",
+                fmt_seconds(*restart_at)
+            ),
             EventKind::Restart { client } => {
                 format!("{client} restarts; it holds nothing and must acquire again")
             }
+            EventKind::Send {
+                client,
+                key,
+                token,
+                deliver_at,
+            } => format!(
+                "{client} sends a write to {key} with {word} {token}; the network holds it until {} s",
+                fmt_seconds(*deliver_at)
+            ),
             EventKind::Write {
                 client,
                 key,
                 value,
-                token,
-                accepted,
-                highest,
+                verdict,
+                sent_at,
+                ..
             } => {
-                let seen = match highest {
-                    Some(h) => format!("{key} had seen token {h}"),
-                    None => format!("{key} was never written"),
+                let sent = match sent_at {
+                    Some(at) => format!(" (sent at {} s)", fmt_seconds(*at)),
+                    None => String::new(),
                 };
-                let verdict = if *accepted { "accepted" } else { "REJECTED" };
-                format!("{client} writes {key} with token {token}: {verdict}, {seen} (value \"{value}\")")
+                format!(
+                    "{client} writes \"{value}\" to {key} with {word} {}{sent}: {}, {}",
+                    verdict.token,
+                    outcome_word(verdict.outcome()),
+                    verdict.reason(key)
+                )
             }
             EventKind::Corruption {
                 client,
                 key,
                 token,
+                highest,
                 overwrote_token,
-            } => format!(
-                "CORRUPTED DATA! {client}'s stale token {token} overwrote {key}'s data from token {overwrote_token}"
-            ),
+            } => match overwrote_token {
+                Some(replaced) if replaced == highest => format!(
+                    "CORRUPTED DATA! {client}'s stale {word} {token} overwrote {key}'s data from {word} {highest}"
+                ),
+                _ => format!(
+                    "CORRUPTED DATA! {client}'s stale {word} {token} landed on {key}, which had accepted {word} {highest}"
+                ),
+            },
             EventKind::Fencing { on: true } => {
-                "fencing turned ON: storage rejects writes with older tokens".to_owned()
+                "fencing turned ON: the storage checks tokens again".to_owned()
             }
             EventKind::Fencing { on: false } => {
-                "fencing turned OFF: storage accepts every write, last writer wins".to_owned()
+                "fencing turned OFF: the storage accepts every write, last writer wins".to_owned()
             }
+            EventKind::Check { check } => {
+                format!("the storage's check is now {} ({})", check.name(), check.rule())
+            }
+            EventKind::ClockJump { by, service_now } => format!(
+                "the lock service's clock jumps by {} s and now reads {} s",
+                fmt_signed(*by),
+                fmt_service_seconds(*service_now)
+            ),
         }
     }
-}
-
-/// Why the storage answered a write as it did, in one sentence a student reads (`None` for
-/// anything but a write). `check` is the rule the storage applied.
-pub fn explain_write(kind: &EventKind, check: crate::FenceCheck) -> Option<String> {
-    use crate::FenceCheck;
-    let EventKind::Write {
-        client,
-        key,
-        token,
-        accepted,
-        highest,
-        ..
-    } = kind
-    else {
-        return None;
-    };
-    let token = *token;
-    Some(match (accepted, highest) {
-        (false, Some(h)) if token < *h => format!(
-            "REJECTED: {key} has accepted token {h} and {token} < {h}, so {client}'s stale write is fenced off"
-        ),
-        (false, Some(h)) if check == FenceCheck::Strict => format!(
-            "REJECTED: the strict check wants a token above {h}, so even the holder's own second write fails; that is why the rule is >="
-        ),
-        (false, _) => format!(
-            "REJECTED: another key has accepted a token above {token}; one global highest refuses honest writes, that is why fence_token is per key"
-        ),
-        (true, Some(h)) if token < *h => format!(
-            "ACCEPTED: with no check, {client}'s stale token {token} overwrote token {h}'s data: CORRUPTED DATA!"
-        ),
-        (true, None) => format!(
-            "ACCEPTED: {key} was never written, so any token is new enough"
-        ),
-        (true, Some(h)) => format!(
-            "ACCEPTED: token {token} is not older than {h}, the highest {key} has accepted"
-        ),
-    })
 }

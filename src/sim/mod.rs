@@ -1,83 +1,63 @@
-//! The deterministic world the UI shows: three clients, one lock service, one storage.
+//! The deterministic world the lesson shows: three clients, a lock service, a storage, the
+//! network between them, and what the lesson makes of it all.
 //!
-//! Time is integer milliseconds ([`Ms`]) fed to a [`ManualClock`](crate::ManualClock); randomness
-//! comes only from a seeded ChaCha8 generator. The same scenario, seed and inputs always give the
-//! same event stream.
+//! Time is integer milliseconds; randomness comes only from a seeded ChaCha8 generator. The same
+//! setup and inputs always give the same history. The modules are layered one way, each using
+//! only those above it in this list (a test keeps it so):
+//!
+//! 1. [`text`], [`time`]: printable text, plurals; milliseconds and the one time format.
+//! 2. [`event`]: clients, locks and the event stream.
+//! 3. [`scenario`]: lesson scripts and their validation (pure data).
+//! 4. [`input`]: what the lecturer does.
+//! 5. [`chaos`]: the chaos test's job machine, a pure step.
+//! 6. [`client`]: one client's state and its own clock.
+//! 7. [`history`]: the record of a run.
+//! 8. [`backend`]: the lock service and storage behind traits (built-in or a student's).
+//! 9. [`world`]: the world at one moment, and how it advances.
+//! 10. [`session`]: a run with its inputs, and time travel by replay.
+//! 11. [`recording`]: a session saved and loaded.
+//! 12. [`lesson`]: captions that are true, questions, belief beside truth.
+//! 13. [`story`]: a run told in time order, for transcripts, handouts and pages.
 
-mod chaos;
-mod event;
-mod scenario;
-mod session;
-mod world;
+pub mod text;
+pub mod time;
 
-pub use chaos::{run_chaos, ChaosParams, RunSummary};
-pub use event::{explain_write, ClientId, Event, EventKind};
+pub mod event;
+
+pub mod scenario;
+
+pub mod input;
+
+pub mod chaos;
+
+pub mod client;
+
+pub mod history;
+
+pub mod backend;
+
+pub mod world;
+
+pub mod session;
+
+pub mod recording;
+
+pub mod lesson;
+
+pub mod story;
+
+pub use backend::{built_in, Backend, BackendFactory, LockApi, NextToken, StorageApi};
+pub use client::{Activity, Belief, Client};
+pub use event::{ClientId, Event, EventKind, LockId, Refusal, Vocab};
+pub use history::{Fate, History, Keep, LaneState, LockSpan, Mark, MarkKind, Span};
+pub use input::{Input, InputKind};
+pub use lesson::{
+    belief_and_truth, BeliefTruth, Believes, Caption, Lesson, RunView, Source, Tone, Truth,
+};
 pub use scenario::{
-    Beat, BeatAction, ClientAction, Question, Scenario, ScenarioError, CLIENT_COUNT,
+    Beat, BeatAction, Captions, ChaosParams, ClientAction, Question, Scenario, ScenarioError,
+    Variant, CLIENT_COUNT,
 };
-pub use session::{Input, InputKind, Session};
-pub use world::{
-    Activity, Belief, Client, LaneState, LockSpan, Mark, MarkKind, Span, Stats, World,
-};
-
-/// Simulated time in milliseconds since the scenario started.
-pub type Ms = u64;
-
-/// `ms` as seconds.
-pub fn seconds(ms: Ms) -> f64 {
-    ms as f64 / 1000.0
-}
-
-/// Seconds (finite, >= 0) rounded to the nearest millisecond.
-pub fn to_ms(seconds: f64) -> Ms {
-    (seconds * 1000.0).round() as Ms
-}
-
-/// The first millisecond tick at which a lease with this `expires_at` has expired, that is the
-/// smallest `m` with `seconds(m) >= expires_at`, exact despite floating point rounding.
-pub fn expiry_tick(expires_at: f64) -> Ms {
-    let mut tick = (expires_at * 1000.0).ceil().max(0.0) as Ms;
-    while seconds(tick) < expires_at {
-        tick += 1;
-    }
-    while tick > 0 && seconds(tick - 1) >= expires_at {
-        tick -= 1;
-    }
-    tick
-}
-
-/// `ms` as seconds with one decimal ("16.5"), or more when the tenth would hide a difference.
-pub fn fmt_seconds(ms: Ms) -> String {
-    if ms.is_multiple_of(100) {
-        format!("{:.1}", seconds(ms))
-    } else if ms.is_multiple_of(10) {
-        format!("{:.2}", seconds(ms))
-    } else {
-        format!("{:.3}", seconds(ms))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn expiry_tick_is_the_first_expired_millisecond() {
-        for granted in [0u64, 300, 1234, 99_999] {
-            for lease in [0.1, 0.3, 3.0, 10.0, 7.777] {
-                let expires_at = seconds(granted) + lease;
-                let tick = expiry_tick(expires_at);
-                assert!(seconds(tick) >= expires_at);
-                assert!(tick == 0 || seconds(tick - 1) < expires_at);
-            }
-        }
-    }
-
-    #[test]
-    fn seconds_format_shows_what_matters() {
-        assert_eq!(fmt_seconds(16_500), "16.5");
-        assert_eq!(fmt_seconds(0), "0.0");
-        assert_eq!(fmt_seconds(1_250), "1.25");
-        assert_eq!(fmt_seconds(1_001), "1.001");
-    }
-}
+pub use session::Session;
+pub use time::{fmt_seconds, seconds, to_ms, Ms};
+pub use world::{LiveLease, Setup, Stats, World};

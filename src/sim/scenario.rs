@@ -1,30 +1,44 @@
-//! Lesson scenarios: a title, the lock's settings and a script of timed, captioned beats.
+//! Lesson scenarios: a title, the lock service's settings and a script of timed, captioned beats
+//! (or a `[chaos]` table of autonomous clients). Pure data and its validation.
 //!
 //! Built-in scenarios live in `assets/scenarios/*.toml` and are compiled into the binary; a path
 //! to a `.toml` file of the same form works too and is validated with errors naming file, line
-//! and field.
+//! and field (see `docs/scenarios.md`).
 
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::chaos::ChaosParams;
-use super::{to_ms, ClientId, Ms};
+use super::event::{ClientId, LockId};
+use super::text::{first_control, one_line, printable};
+use super::time::{to_ms, Ms, MAX_MS};
+use crate::FenceCheck;
 
 /// How many clients every scenario has.
 pub const CLIENT_COUNT: usize = 3;
 
+/// How many locks a scenario may name.
+pub const MAX_LOCKS: usize = 3;
+
 /// The largest scenario file read, so a wrong path cannot make the tool read a huge file.
-const MAX_FILE_BYTES: u64 = 1024 * 1024;
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The most events a scenario may be able to make: every run it asks for stays well inside a
+/// second and a few tens of MB.
+pub const MAX_EVENTS: u64 = 250_000;
 
 /// How long a crashed client stays down unless a beat says otherwise (and after `x` in the UI).
 const DEFAULT_DOWN_MS: Ms = 3_000;
 
-/// The longest time a scenario may name: a day, far beyond any lesson.
-const MAX_SECONDS: f64 = 86_400.0;
+/// The longest caption, question or title, in characters.
+const MAX_TEXT: usize = 400;
+
+/// The longest key, value or lock name, in characters.
+const MAX_NAME: usize = 60;
 
 const BUILT_IN: &[(&str, &str)] = &[
     (
@@ -43,6 +57,10 @@ const BUILT_IN: &[(&str, &str)] = &[
     (
         "per-key",
         include_str!("../../assets/scenarios/per-key.toml"),
+    ),
+    (
+        "two-locks",
+        include_str!("../../assets/scenarios/two-locks.toml"),
     ),
     (
         "lapsed-write",
@@ -68,9 +86,12 @@ pub struct ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Both parts may quote the file: never let them move the cursor or break the line.
+        let source = printable(&self.source);
+        let message = printable(&self.message);
         match self.line {
-            Some(line) => write!(f, "{}, line {}: {}", self.source, line, self.message),
-            None => write!(f, "{}: {}", self.source, self.message),
+            Some(line) => write!(f, "{source}, line {line}: {message}"),
+            None => write!(f, "{source}: {message}"),
         }
     }
 }
@@ -80,14 +101,21 @@ impl std::error::Error for ScenarioError {}
 /// What a client is told to do at a beat.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientAction {
-    /// Ask for the lock; if refused, ask again every `retry` ms until granted (if set).
-    Acquire { retry: Option<Ms> },
-    /// Renew the lease the client believes it holds.
-    Renew,
-    /// Release the lease the client believes it holds.
-    Release,
-    /// Write `value` under `key` with the client's token.
-    Write { key: String, value: String },
+    /// Ask for `lock`; if refused, ask again every `retry` ms until granted (if set).
+    Acquire { lock: LockId, retry: Option<Ms> },
+    /// Renew the lease on `lock`, with the token the client believes it holds (or `token`).
+    Renew { lock: LockId, token: Option<u64> },
+    /// Release `lock`, with the token the client believes it holds (or `token`).
+    Release { lock: LockId, token: Option<u64> },
+    /// Write `value` under `key` with the token of the client's lease on `lock` (or `token`);
+    /// with `delay`, the network holds the write that long before the storage sees it.
+    Write {
+        lock: LockId,
+        key: String,
+        value: String,
+        token: Option<u64>,
+        delay: Option<Ms>,
+    },
     /// Freeze in a GC pause for this long.
     Pause { ms: Ms },
     /// Crash, losing everything; restart after `down` ms.
@@ -104,37 +132,232 @@ pub enum BeatAction {
     },
     /// The storage's fencing is switched on or off.
     Fencing { on: bool },
+    /// The lock service's clock steps by this many ms (negative: back).
+    ClockJump { by: i64 },
 }
 
-/// A question the lesson asks before a beat's outcome is shown.
+/// A question the lesson asks before a write's verdict is shown: accepted or rejected?
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Question {
-    /// The question, answered yes or no.
+    /// The question, as a class hears it.
     pub text: String,
 }
 
-/// One step of a lesson: a time, an optional action and the sentence that explains it.
+/// The settings a caption is written for: a lesson's story differs with fencing off and under
+/// the wrong checks, and each may have its own sentence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Variant {
+    /// Fencing on with the seed's rule: the story as written.
+    Fenced,
+    /// Fencing off: no check at all.
+    Unfenced,
+    /// Fencing on with the strict check (`token > highest`).
+    Strict,
+    /// Fencing on with one global highest token.
+    Global,
+}
+
+impl Variant {
+    /// Every variant, the seed's first.
+    pub const ALL: [Variant; 4] = [
+        Variant::Fenced,
+        Variant::Unfenced,
+        Variant::Strict,
+        Variant::Global,
+    ];
+
+    /// The variant of these settings.
+    pub fn of(fencing: bool, check: FenceCheck) -> Variant {
+        match (fencing, check) {
+            (false, _) | (true, FenceCheck::Unchecked) => Variant::Unfenced,
+            (true, FenceCheck::PerKey) => Variant::Fenced,
+            (true, FenceCheck::Strict) => Variant::Strict,
+            (true, FenceCheck::Global) => Variant::Global,
+        }
+    }
+
+    /// Whether fencing is on in this variant.
+    pub fn fencing(self) -> bool {
+        self != Variant::Unfenced
+    }
+
+    /// The check while fencing is on.
+    pub fn check(self) -> FenceCheck {
+        match self {
+            Variant::Fenced | Variant::Unfenced => FenceCheck::PerKey,
+            Variant::Strict => FenceCheck::Strict,
+            Variant::Global => FenceCheck::Global,
+        }
+    }
+}
+
+/// A beat's sentences: one as the story is written, and optional ones for other settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Captions {
+    /// Fencing on with the seed's rule.
+    pub fenced: String,
+    /// Fencing off.
+    pub unfenced: Option<String>,
+    /// The strict check.
+    pub strict: Option<String>,
+    /// The global check.
+    pub global: Option<String>,
+}
+
+impl Captions {
+    /// The sentence written for `variant`, if any.
+    pub fn written_for(&self, variant: Variant) -> Option<&str> {
+        match variant {
+            Variant::Fenced => Some(&self.fenced),
+            Variant::Unfenced => self.unfenced.as_deref(),
+            Variant::Strict => self.strict.as_deref(),
+            Variant::Global => self.global.as_deref(),
+        }
+    }
+
+    /// Every sentence with the variant it is written for.
+    pub fn all(&self) -> impl Iterator<Item = (Variant, &str)> {
+        Variant::ALL
+            .into_iter()
+            .filter_map(|v| self.written_for(v).map(|text| (v, text)))
+    }
+}
+
+/// One step of a lesson: a time, an optional action and the sentences that explain it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Beat {
     /// When the beat comes, in ms.
     pub at: Ms,
     /// What happens then (a caption-only beat narrates something the world does by itself).
     pub action: Option<BeatAction>,
-    /// The sentence shown while this beat is the latest.
-    pub caption: String,
-    /// The sentence shown instead when fencing is off at this beat.
-    pub caption_unfenced: Option<String>,
-    /// A prediction to ask before the beat's outcome is revealed.
+    /// The sentences, by setting.
+    pub captions: Captions,
+    /// A prediction to ask before the beat's write is judged.
     pub ask: Option<Question>,
 }
 
 impl Beat {
-    /// The caption for the given fencing setting.
-    pub fn caption_for(&self, fencing: bool) -> &str {
-        match (&self.caption_unfenced, fencing) {
-            (Some(unfenced), false) => unfenced,
-            _ => &self.caption,
+    /// The client the beat's action concerns, if any.
+    pub fn client(&self) -> Option<ClientId> {
+        match &self.action {
+            Some(BeatAction::Client { client, .. }) => Some(*client),
+            _ => None,
         }
+    }
+}
+
+/// The knobs of a chaos run; every range is in ms, both ends included.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChaosParams {
+    /// How long a headless run lasts.
+    pub seconds: Ms,
+    /// The keys jobs write to; each write picks one at random.
+    pub keys: Vec<String>,
+    /// How many writes a job makes with its token, at least and at most.
+    pub writes: (u64, u64),
+    /// Idle time between jobs.
+    pub think: (Ms, Ms),
+    /// Wait before asking again after a refusal.
+    pub retry: (Ms, Ms),
+    /// How long a job works before it writes.
+    pub work: (Ms, Ms),
+    /// The chance a job stalls in a GC pause while it works.
+    pub stall_chance: f64,
+    /// How long a stall lasts.
+    pub stall: (Ms, Ms),
+    /// Whether one client crashes and restarts during the run.
+    pub crash: bool,
+    /// How long the crashed client stays down.
+    pub down: (Ms, Ms),
+}
+
+impl Default for ChaosParams {
+    fn default() -> Self {
+        ChaosParams {
+            seconds: 60_000,
+            keys: vec!["file".into(), "log".into()],
+            writes: (1, 2),
+            think: (100, 1_000),
+            retry: (200, 600),
+            work: (200, 2_000),
+            stall_chance: 0.25,
+            stall: (500, 6_000),
+            crash: true,
+            down: (1_000, 4_000),
+        }
+    }
+}
+
+impl ChaosParams {
+    /// The most events runs of `ms` simulated milliseconds could make: per client, a job of at
+    /// least `think + work` makes a grant, its writes, a release and a stall's pause and resume;
+    /// a refused client asks at most once a `retry`.
+    pub fn worst_case_events(&self, ms: Ms) -> u64 {
+        let cycle = (self.think.0 + self.work.0).max(1);
+        let per_job = self.writes.1 + 5;
+        let jobs = ms / cycle + 1;
+        let asks = ms / self.retry.0.max(1) + 1;
+        CLIENT_COUNT as u64 * (jobs * per_job + asks) + 8
+    }
+
+    fn from_raw(raw: &RawChaos) -> Result<ChaosParams, String> {
+        let d = ChaosParams::default();
+        let range = |name: &str, value: Option<[f64; 2]>, default: (Ms, Ms)| {
+            match value {
+            None => Ok(default),
+            Some([lo, hi])
+                if lo.is_finite() && hi.is_finite() && 0.001 <= lo && lo <= hi && hi <= 86_400.0 =>
+            {
+                Ok((to_ms(lo), to_ms(hi)))
+            }
+            Some([lo, hi]) => Err(format!(
+                "`[chaos]` field `{name}` must be [low, high] seconds with 0.001 <= low <= high <= 86400, got [{lo}, {hi}]"
+            )),
+        }
+        };
+        let seconds = match raw.seconds {
+            None => d.seconds,
+            Some(s) if s.is_finite() && (0.001..=86_400.0).contains(&s) => to_ms(s),
+            Some(s) => {
+                return Err(format!(
+                    "`[chaos]` field `seconds` must be between 0.001 and 86400, got {s}"
+                ))
+            }
+        };
+        let stall_chance = raw.stall_chance.unwrap_or(d.stall_chance);
+        if !(0.0..=1.0).contains(&stall_chance) {
+            return Err(format!(
+                "`[chaos]` field `stall_chance` must be between 0 and 1, got {stall_chance}"
+            ));
+        }
+        let keys = raw.keys.clone().unwrap_or(d.keys);
+        if keys.is_empty() || keys.len() > 8 {
+            return Err("`[chaos]` field `keys` must list 1 to 8 keys".into());
+        }
+        for key in &keys {
+            check_name(key, "`[chaos]` field `keys`")?;
+        }
+        let writes = match raw.writes {
+            None => d.writes,
+            Some([lo, hi]) if 1 <= lo && lo <= hi && hi <= 100 => (lo, hi),
+            Some([lo, hi]) => {
+                return Err(format!(
+                    "`[chaos]` field `writes` must be [low, high] with 1 <= low <= high <= 100, got [{lo}, {hi}]"
+                ))
+            }
+        };
+        Ok(ChaosParams {
+            seconds,
+            keys,
+            writes,
+            think: range("think", raw.think, d.think)?,
+            retry: range("retry", raw.retry, d.retry)?,
+            work: range("work", raw.work, d.work)?,
+            stall_chance,
+            stall: range("stall", raw.stall, d.stall)?,
+            crash: raw.crash.unwrap_or(d.crash),
+            down: range("down", raw.down, d.down)?,
+        })
     }
 }
 
@@ -145,16 +368,18 @@ pub struct Scenario {
     pub name: String,
     /// How to load it again: the built-in's name or the file's path.
     pub origin: String,
-    /// One line for `fencing-lab list` and the header.
+    /// One line for `fencing-lab list`, the picker and handouts.
     pub title: String,
+    /// A short form of the title for narrow headers (the title itself when not given).
+    pub short_title: String,
     /// Lease length in seconds, as the lock service uses it.
     pub lease_seconds: f64,
     /// Lease length rounded to ms, as clients reckon it.
     pub lease_ms: Ms,
     /// The token of the first grant.
     pub first_token: u64,
-    /// The lock's name.
-    pub lock: String,
+    /// The locks' names, by [`LockId`]; at least one.
+    pub locks: Vec<String>,
     /// When the story is over (headless runs stop here).
     pub end: Ms,
     /// The seed chaos uses unless told otherwise.
@@ -168,7 +393,7 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// The names and titles of the built-in scenarios, in lesson order.
+    /// The names of the built-in scenarios, in lesson order.
     pub fn built_in_names() -> impl Iterator<Item = &'static str> {
         BUILT_IN.iter().map(|(name, _)| *name)
     }
@@ -222,23 +447,13 @@ impl Scenario {
     /// Reads and validates a scenario file.
     pub fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
         let source = path.display().to_string();
-        let fail = |message: String| ScenarioError {
-            source: source.clone(),
-            line: None,
-            message,
-        };
-        let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
-        if meta.is_dir() {
-            return Err(fail("is a folder, not a scenario file".into()));
-        }
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(fail(format!(
-                "is {} bytes, more than the 1 MiB a scenario file may have",
-                meta.len()
-            )));
-        }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| fail(format!("cannot be read as UTF-8 text: {e}")))?;
+        let text = read_text_file(path, MAX_FILE_BYTES, "a scenario file").map_err(|message| {
+            ScenarioError {
+                source: source.clone(),
+                line: None,
+                message,
+            }
+        })?;
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -250,45 +465,60 @@ impl Scenario {
 
     /// Parses and validates scenario text; `source` names it in errors.
     pub fn parse(name: &str, source: &str, text: &str) -> Result<Scenario, ScenarioError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let at_offset = |offset: usize, message: String| ScenarioError {
             source: source.to_owned(),
             line: Some(line_of(text, offset)),
             message,
         };
-        let raw: RawScenario = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| line_of(text, s.start));
-            let mut message = e.message().trim_end_matches('\n').to_owned();
-            // toml names the type, not the field: name the field from the line it points at.
-            if message.starts_with("invalid type") || message.starts_with("invalid value") {
-                let field = line
-                    .and_then(|n| text.lines().nth(n - 1))
-                    .and_then(|l| l.split_once('='))
-                    .map(|(key, _)| key.trim().to_owned());
-                if let Some(field) = field.filter(|f| !f.is_empty() && !f.starts_with('[')) {
-                    message = format!("field `{field}`: {message}");
-                }
-            }
-            ScenarioError {
-                source: source.to_owned(),
-                line,
-                message: message.replace("expected f64", "expected a number"),
-            }
-        })?;
+        let whole = |message: String| ScenarioError {
+            source: source.to_owned(),
+            line: None,
+            message,
+        };
+        let raw: RawScenario = toml::from_str(text).map_err(|e| toml_error(e, source, text))?;
 
         let lease_seconds = *raw.lease.get_ref();
-        if !(lease_seconds.is_finite() && lease_seconds > 0.0 && lease_seconds <= MAX_SECONDS) {
+        if !(lease_seconds.is_finite() && (0.001..=86_400.0).contains(&lease_seconds)) {
             return Err(at_offset(
                 raw.lease.span().start,
-                format!("field `lease` must be a number of seconds greater than 0 (and at most a day), got {lease_seconds}"),
+                format!("field `lease` must be a number of seconds from 0.001 to 86400, got {lease_seconds}"),
             ));
         }
         let lease_ms = to_ms(lease_seconds).max(1);
+        let title = checked_text(&raw.title, "field `title`").map_err(whole)?;
+        let short_title = match &raw.short {
+            Some(short) => checked_text(short, "field `short`").map_err(whole)?,
+            None => title.clone(),
+        };
+
+        let locks = match (&raw.lock, &raw.locks) {
+            (Some(_), Some(_)) => return Err(whole(
+                "has both `lock` and `locks`; name one lock with `lock` or several with `locks`"
+                    .into(),
+            )),
+            (Some(lock), None) => vec![lock.clone()],
+            (None, Some(locks)) => locks.clone(),
+            (None, None) => vec!["lock".to_owned()],
+        };
+        if locks.is_empty() || locks.len() > MAX_LOCKS {
+            return Err(whole(format!(
+                "field `locks` must name 1 to {MAX_LOCKS} locks, got {}",
+                locks.len()
+            )));
+        }
+        for (i, lock) in locks.iter().enumerate() {
+            check_name(lock, "a lock name").map_err(whole)?;
+            if locks[..i].contains(lock) {
+                return Err(whole(format!("field `locks` names '{lock}' twice")));
+            }
+        }
 
         let mut beats = Vec::with_capacity(raw.beat.len());
         let mut last_at = 0;
         for (index, spanned) in raw.beat.iter().enumerate() {
             let start = spanned.span().start;
-            let beat = raw_beat(spanned.get_ref(), index + 1)
+            let beat = raw_beat(spanned.get_ref(), index + 1, &locks)
                 .map_err(|(offset, message)| at_offset(offset.unwrap_or(start), message))?;
             if beat.at < last_at {
                 return Err(at_offset(
@@ -312,11 +542,9 @@ impl Scenario {
             None => None,
         };
         if beats.is_empty() && chaos.is_none() {
-            return Err(ScenarioError {
-                source: source.to_owned(),
-                line: None,
-                message: "has no `[[beat]]` and no `[chaos]` table, so nothing would happen".into(),
-            });
+            return Err(whole(
+                "has no `[[beat]]` and no `[chaos]` table, so nothing would happen".into(),
+            ));
         }
 
         let end = match &raw.end {
@@ -333,24 +561,55 @@ impl Scenario {
             }
             None => match &chaos {
                 Some(params) => params.seconds.max(last_at),
-                None => last_at + 3_000,
+                None => (last_at + 3_000).min(MAX_MS),
             },
         };
 
-        Ok(Scenario {
+        let scenario = Scenario {
             name: name.to_owned(),
             origin: name.to_owned(),
-            title: raw.title,
+            title,
+            short_title,
             lease_seconds,
             lease_ms,
             first_token: raw.first_token.unwrap_or(crate::DEFAULT_FIRST_TOKEN),
-            lock: raw.lock.unwrap_or_else(|| "lock".into()),
+            locks,
             end,
             seed: raw.seed.unwrap_or(1),
             fencing: raw.fencing.unwrap_or(true),
             beats,
             chaos,
-        })
+        };
+        let worst = scenario.worst_case_events(scenario.end);
+        if worst > MAX_EVENTS {
+            return Err(whole(format!(
+                "could make up to {worst} events by its end at {} s, more than the {MAX_EVENTS} a scenario may; \
+                 make its retry, think or work times longer, or its end or `[chaos]` seconds shorter",
+                super::time::fmt_seconds(scenario.end)
+            )));
+        }
+        Ok(scenario)
+    }
+
+    /// The most events a run of this scenario to `until` could make (see [`MAX_EVENTS`]).
+    pub fn worst_case_events(&self, until: Ms) -> u64 {
+        let mut events = 16 * self.beats.len() as u64 + 8;
+        for beat in &self.beats {
+            if let Some(BeatAction::Client {
+                action:
+                    ClientAction::Acquire {
+                        retry: Some(retry), ..
+                    },
+                ..
+            }) = &beat.action
+            {
+                events += until.saturating_sub(beat.at) / retry.max(&1) + 1;
+            }
+        }
+        if let Some(chaos) = &self.chaos {
+            events += chaos.worst_case_events(until);
+        }
+        events
     }
 
     /// The index of the latest beat at or before `t`.
@@ -367,16 +626,122 @@ impl Scenario {
     pub fn injected_down_ms(&self) -> Ms {
         DEFAULT_DOWN_MS
     }
+
+    /// How long the network holds a write delayed from the UI: half again the lease.
+    pub fn injected_delay_ms(&self) -> Ms {
+        self.lease_ms * 3 / 2
+    }
+
+    /// The lock named `name`.
+    pub fn lock_id(&self, name: &str) -> Option<LockId> {
+        self.locks
+            .iter()
+            .position(|l| l == name)
+            .map(|i| LockId(i as u8))
+    }
+}
+
+/// Reads a text file of at most `max` bytes: only a regular file (a FIFO or a device would block
+/// or never end), never more than `max + 1` bytes, a byte-order mark dropped.
+pub fn read_text_file(path: &Path, max: u64, what: &str) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    if meta.is_dir() {
+        return Err(format!("is a folder, not {what}"));
+    }
+    if !meta.is_file() {
+        return Err(format!(
+            "is not a regular file (a pipe or a device?), so it cannot be {what}"
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if bytes.len() as u64 > max {
+        let limit = if max.is_multiple_of(1024 * 1024) {
+            format!("{} MiB", max / (1024 * 1024))
+        } else {
+            format!("{} KiB", max / 1024)
+        };
+        return Err(format!("is more than the {limit} {what} may have"));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "is not UTF-8 text (byte {} is not)",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    })
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// toml's error as one sentence naming the line and, for a type error, the field.
+fn toml_error(e: toml::de::Error, source: &str, text: &str) -> ScenarioError {
+    let line = e.span().map(|s| line_of(text, s.start));
+    let mut message = one_line(e.message());
+    // toml names the type, not the field: name the field from the line it points at.
+    if message.starts_with("invalid type") || message.starts_with("invalid value") {
+        let field = line
+            .and_then(|n| text.lines().nth(n - 1))
+            .and_then(|l| l.split_once('='))
+            .map(|(key, _)| key.trim().to_owned());
+        if let Some(field) = field.filter(|f| !f.is_empty() && !f.starts_with('[')) {
+            message = format!("field `{field}`: {message}");
+        }
+    }
+    ScenarioError {
+        source: source.to_owned(),
+        line,
+        message: message.replace("expected f64", "expected a number"),
+    }
+}
+
+/// A caption, question or title: no control characters, line breaks folded, not too long.
+fn checked_text(text: &str, what: &str) -> Result<String, String> {
+    let folded = one_line(text);
+    if let Some(c) = first_control(&folded) {
+        return Err(format!(
+            "{what} contains the control character U+{:04X}; remove it",
+            c as u32
+        ));
+    }
+    if folded.is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    if folded.chars().count() > MAX_TEXT {
+        return Err(format!("{what} is longer than {MAX_TEXT} characters"));
+    }
+    Ok(folded)
+}
+
+/// A key, value or lock name: one line of printable text, not too long.
+fn check_name(name: &str, what: &str) -> Result<(), String> {
+    if let Some(c) = first_control(name) {
+        return Err(format!(
+            "{what} contains the control character U+{:04X}; remove it",
+            c as u32
+        ));
+    }
+    if name.trim().is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    if name.chars().count() > MAX_NAME {
+        return Err(format!("{what} is longer than {MAX_NAME} characters"));
+    }
+    Ok(())
+}
+
 /// A time field in seconds, as ms; errors carry the field's offset.
 fn seconds_field(value: &Spanned<f64>, field: &str) -> Result<Ms, (usize, String)> {
     let seconds = *value.get_ref();
-    if seconds.is_finite() && (0.0..=MAX_SECONDS).contains(&seconds) {
+    if seconds.is_finite() && (0.0..=86_400.0).contains(&seconds) {
         Ok(to_ms(seconds))
     } else {
         Err((
@@ -390,9 +755,11 @@ fn seconds_field(value: &Spanned<f64>, field: &str) -> Result<Ms, (usize, String
 #[serde(deny_unknown_fields)]
 struct RawScenario {
     title: String,
+    short: Option<String>,
     lease: Spanned<f64>,
     first_token: Option<u64>,
     lock: Option<String>,
+    locks: Option<Vec<String>>,
     end: Option<Spanned<f64>>,
     seed: Option<u64>,
     fencing: Option<bool>,
@@ -407,12 +774,17 @@ struct RawBeat {
     at: Spanned<f64>,
     caption: String,
     caption_unfenced: Option<String>,
+    caption_strict: Option<String>,
+    caption_global: Option<String>,
     ask: Option<String>,
     client: Option<Spanned<i64>>,
     #[serde(rename = "do")]
     action: Option<Spanned<String>>,
+    lock: Option<Spanned<String>>,
     key: Option<String>,
     value: Option<String>,
+    token: Option<u64>,
+    delay: Option<Spanned<f64>>,
     seconds: Option<Spanned<f64>>,
     retry: Option<Spanned<f64>>,
     on: Option<bool>,
@@ -421,28 +793,44 @@ struct RawBeat {
 /// The `[chaos]` table as written; every field has a default.
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RawChaos {
-    pub seconds: Option<f64>,
-    pub keys: Option<Vec<String>>,
-    pub writes: Option<[u64; 2]>,
-    pub think: Option<[f64; 2]>,
-    pub retry: Option<[f64; 2]>,
-    pub work: Option<[f64; 2]>,
-    pub stall_chance: Option<f64>,
-    pub stall: Option<[f64; 2]>,
-    pub crash: Option<bool>,
-    pub down: Option<[f64; 2]>,
+struct RawChaos {
+    seconds: Option<f64>,
+    keys: Option<Vec<String>>,
+    writes: Option<[u64; 2]>,
+    think: Option<[f64; 2]>,
+    retry: Option<[f64; 2]>,
+    work: Option<[f64; 2]>,
+    stall_chance: Option<f64>,
+    stall: Option<[f64; 2]>,
+    crash: Option<bool>,
+    down: Option<[f64; 2]>,
 }
 
-const ACTIONS: &str = "acquire, renew, release, write, pause, crash or fencing";
+const ACTIONS: &str = "acquire, renew, release, write, pause, crash, fencing or clock-jump";
 
-fn raw_beat(raw: &RawBeat, number: usize) -> Result<Beat, (Option<usize>, String)> {
+fn raw_beat(
+    raw: &RawBeat,
+    number: usize,
+    locks: &[String],
+) -> Result<Beat, (Option<usize>, String)> {
     let at = seconds_field(&raw.at, "at").map_err(|(o, m)| (Some(o), m))?;
+    let text = |value: &str, field: &str| {
+        checked_text(value, &format!("beat {number}'s `{field}`")).map_err(|m| (None, m))
+    };
+    let optional =
+        |value: &Option<String>, field: &str| value.as_deref().map(|v| text(v, field)).transpose();
+    let captions = Captions {
+        fenced: text(&raw.caption, "caption")?,
+        unfenced: optional(&raw.caption_unfenced, "caption_unfenced")?,
+        strict: optional(&raw.caption_strict, "caption_strict")?,
+        global: optional(&raw.caption_global, "caption_global")?,
+    };
     let action = match &raw.action {
         None => None,
-        Some(action) => Some(beat_action(raw, action, number)?),
+        Some(action) => Some(beat_action(raw, action, number, locks)?),
     };
-    if raw.ask.is_some()
+    let ask = optional(&raw.ask, "ask")?.map(|text| Question { text });
+    if ask.is_some()
         && !matches!(
             action,
             Some(BeatAction::Client {
@@ -459,9 +847,8 @@ fn raw_beat(raw: &RawBeat, number: usize) -> Result<Beat, (Option<usize>, String
     Ok(Beat {
         at,
         action,
-        caption: raw.caption.clone(),
-        caption_unfenced: raw.caption_unfenced.clone(),
-        ask: raw.ask.clone().map(|text| Question { text }),
+        captions,
+        ask,
     })
 }
 
@@ -469,18 +856,49 @@ fn beat_action(
     raw: &RawBeat,
     action: &Spanned<String>,
     number: usize,
+    locks: &[String],
 ) -> Result<BeatAction, (Option<usize>, String)> {
     let name = action.get_ref().as_str();
     let at_action = Some(action.span().start);
     let missing = |field: &str| {
         (
             at_action,
-            format!("beat {number} (`do = \"{name}\"`) needs the field `{field}`"),
+            format!(
+                "beat {number} (`do = \"{}\"`) needs the field `{field}`",
+                printable(name)
+            ),
         )
     };
-    if name == "fencing" {
-        let on = raw.on.ok_or_else(|| missing("on"))?;
-        return Ok(BeatAction::Fencing { on });
+    let duration = |field: &Spanned<f64>, what: &str| {
+        let ms = seconds_field(field, what).map_err(|(o, m)| (Some(o), m))?;
+        if ms == 0 {
+            Err((
+                Some(field.span().start),
+                format!("beat {number}: field `{what}` must be at least 0.001 seconds"),
+            ))
+        } else {
+            Ok(ms)
+        }
+    };
+    match name {
+        "fencing" => {
+            let on = raw.on.ok_or_else(|| missing("on"))?;
+            return Ok(BeatAction::Fencing { on });
+        }
+        "clock-jump" => {
+            let by = raw.seconds.as_ref().ok_or_else(|| missing("seconds"))?;
+            let seconds = *by.get_ref();
+            if !(seconds.is_finite() && seconds.abs() <= 86_400.0 && seconds != 0.0) {
+                return Err((
+                    Some(by.span().start),
+                    format!("beat {number}: a clock jump of `seconds = {seconds}` must be a non-zero number of seconds within a day"),
+                ));
+            }
+            return Ok(BeatAction::ClockJump {
+                by: (seconds * 1000.0).round() as i64,
+            });
+        }
+        _ => {}
     }
     let client_field = raw.client.as_ref().ok_or_else(|| missing("client"))?;
     let client = u64::try_from(*client_field.get_ref())
@@ -495,40 +913,65 @@ fn beat_action(
                 ),
             )
         })?;
-    let seconds = |field: &Spanned<f64>, what: &str| {
-        let ms = seconds_field(field, what).map_err(|(o, m)| (Some(o), m))?;
-        if ms == 0 {
-            Err((
-                Some(field.span().start),
-                format!("beat {number}: field `{what}` must be at least 0.001 seconds"),
-            ))
-        } else {
-            Ok(ms)
-        }
+    let lock = match &raw.lock {
+        None => LockId::FIRST,
+        Some(lock) => match locks.iter().position(|l| l == lock.get_ref()) {
+            Some(i) => LockId(i as u8),
+            None => {
+                return Err((
+                    Some(lock.span().start),
+                    format!(
+                        "beat {number} names lock '{}', but the scenario's locks are {}",
+                        printable(lock.get_ref()),
+                        locks.join(", ")
+                    ),
+                ))
+            }
+        },
     };
     let action = match name {
         "acquire" => ClientAction::Acquire {
+            lock,
             retry: raw
                 .retry
                 .as_ref()
-                .map(|r| seconds(r, "retry"))
+                .map(|r| duration(r, "retry"))
                 .transpose()?,
         },
-        "renew" => ClientAction::Renew,
-        "release" => ClientAction::Release,
-        "write" => ClientAction::Write {
-            key: raw.key.clone().ok_or_else(|| missing("key"))?,
-            value: raw.value.clone().ok_or_else(|| missing("value"))?,
+        "renew" => ClientAction::Renew {
+            lock,
+            token: raw.token,
         },
+        "release" => ClientAction::Release {
+            lock,
+            token: raw.token,
+        },
+        "write" => {
+            let key = raw.key.clone().ok_or_else(|| missing("key"))?;
+            let value = raw.value.clone().ok_or_else(|| missing("value"))?;
+            check_name(&key, &format!("beat {number}'s `key`")).map_err(|m| (None, m))?;
+            check_name(&value, &format!("beat {number}'s `value`")).map_err(|m| (None, m))?;
+            ClientAction::Write {
+                lock,
+                key,
+                value,
+                token: raw.token,
+                delay: raw
+                    .delay
+                    .as_ref()
+                    .map(|d| duration(d, "delay"))
+                    .transpose()?,
+            }
+        }
         "pause" => ClientAction::Pause {
-            ms: seconds(
+            ms: duration(
                 raw.seconds.as_ref().ok_or_else(|| missing("seconds"))?,
                 "seconds",
             )?,
         },
         "crash" => ClientAction::Crash {
             down: match &raw.seconds {
-                Some(s) => seconds(s, "seconds")?,
+                Some(s) => duration(s, "seconds")?,
                 None => DEFAULT_DOWN_MS,
             },
         },
@@ -536,7 +979,8 @@ fn beat_action(
             return Err((
                 at_action,
                 format!(
-                    "beat {number} has `do = \"{other}\"`, which is not an action; use {ACTIONS}"
+                    "beat {number} has `do = \"{}\"`, which is not an action; use {ACTIONS}",
+                    printable(other)
                 ),
             ))
         }

@@ -1,78 +1,51 @@
-//! A run as the UI holds it: scenario, seed and every outside input, so any moment can be
-//! rebuilt exactly. Travelling back replays from t = 0, which keeps one source of truth.
+//! A run as the UI holds it: the setup and every lecturer input, so any moment can be rebuilt
+//! exactly. Travelling back replays from t = 0, which keeps one source of truth.
 
 use std::sync::Arc;
 
-use super::world::World;
-use super::{ClientId, Ms, Scenario};
+use super::history::Keep;
+use super::input::{Input, InputKind};
+use super::scenario::Scenario;
+use super::time::Ms;
+use super::world::{Setup, World};
 use crate::FenceCheck;
-
-/// Something from outside the script, at a time: part of the run's history.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Input {
-    pub at: Ms,
-    pub kind: InputKind,
-}
-
-/// What the user did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InputKind {
-    /// Freeze a client in a GC pause.
-    Pause { client: ClientId },
-    /// Crash a client; it restarts later and must acquire again.
-    Crash { client: ClientId },
-    /// Turn fencing on or off from now on.
-    Fencing { on: bool },
-    /// Use this check while fencing is on.
-    Check(FenceCheck),
-}
 
 /// A scenario being played, with its history of inputs.
 pub struct Session {
-    scenario: Arc<Scenario>,
-    seed: u64,
-    fencing: bool,
-    check: FenceCheck,
+    setup: Setup,
     inputs: Vec<Input>,
     world: World,
 }
 
 impl Session {
     /// A session at t = 0.
-    pub fn new(scenario: Arc<Scenario>, seed: u64, fencing: bool, check: FenceCheck) -> Session {
-        Session::with_inputs(scenario, seed, fencing, check, Vec::new())
+    pub fn new(setup: Setup) -> Session {
+        Session::with_inputs(setup, Vec::new())
     }
 
     /// A session that will replay `inputs` as it advances.
-    pub fn with_inputs(
-        scenario: Arc<Scenario>,
-        seed: u64,
-        fencing: bool,
-        check: FenceCheck,
-        mut inputs: Vec<Input>,
-    ) -> Session {
+    pub fn with_inputs(setup: Setup, mut inputs: Vec<Input>) -> Session {
         inputs.sort_by_key(|i| i.at);
-        let world = World::new(scenario.clone(), seed, fencing, check, &inputs, true);
+        let world = World::new(&setup, &inputs, Keep::All);
         Session {
-            scenario,
-            seed,
-            fencing,
-            check,
+            setup,
             inputs,
             world,
         }
     }
 
-    /// The world at t = 0 of this session's scenario, seed, settings and inputs.
-    fn world_at_start(&self) -> World {
-        World::new(
-            self.scenario.clone(),
-            self.seed,
-            self.fencing,
-            self.check,
-            &self.inputs,
-            true,
-        )
+    /// A session of `setup` played to `t`.
+    pub fn played_to(setup: Setup, t: Ms) -> Session {
+        let mut session = Session::new(setup);
+        session.seek(t);
+        session
+    }
+
+    /// A session of `setup` with `inputs`, played to `t`.
+    pub fn played_to_with(setup: Setup, inputs: Vec<Input>, t: Ms) -> Session {
+        let mut session = Session::with_inputs(setup, inputs);
+        session.seek(t);
+        session
     }
 
     /// The world at the current moment.
@@ -80,24 +53,29 @@ impl Session {
         &self.world
     }
 
+    /// What fixes the run (at t = 0).
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
     /// The scenario.
     pub fn scenario(&self) -> &Arc<Scenario> {
-        &self.scenario
+        &self.setup.scenario
     }
 
     /// The seed.
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.setup.seed
     }
 
     /// Whether fencing was on at t = 0.
     pub fn fencing_at_start(&self) -> bool {
-        self.fencing
+        self.setup.fencing
     }
 
     /// The check at t = 0.
     pub fn check_at_start(&self) -> FenceCheck {
-        self.check
+        self.setup.check
     }
 
     /// Every outside input so far, in time order.
@@ -113,7 +91,7 @@ impl Session {
     /// Travels to `t`, forward by playing on, back by replaying from t = 0 with the same inputs.
     pub fn seek(&mut self, t: Ms) {
         if t < self.world.now() {
-            self.world = self.world_at_start();
+            self.world = World::new(&self.setup, &self.inputs, Keep::All);
         }
         self.world.advance_to(t, &self.inputs);
     }
@@ -134,9 +112,9 @@ impl Session {
 
     /// Starts again from t = 0 with no inputs, keeping the current fencing setting and check.
     pub fn restart(&mut self) {
-        self.fencing = self.world.fencing();
-        self.check = self.world.fenced_check();
+        self.setup.fencing = self.world.fencing();
+        self.setup.check = self.world.fenced_check();
         self.inputs.clear();
-        self.world = self.world_at_start();
+        self.world = World::new(&self.setup, &self.inputs, Keep::All);
     }
 }

@@ -1,149 +1,22 @@
-//! The world at one moment: lock service, storage, three clients, and the history so far.
+//! The world at one moment: a lock service and a storage (behind the [`backend`](super::backend)
+//! traits), three clients, the network's writes in flight, and the history so far.
+//!
+//! [`World::advance_to`] moves it forward; it never goes back (a [`Session`](super::Session)
+//! rebuilds it from t = 0 to travel back). Everything due at an instant is done in one fixed
+//! order, pass after pass until nothing more is due (see [`World::settle`]).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::chaos::{ChaosDriver, Job};
-use super::scenario::{BeatAction, ClientAction};
-use super::session::{Input, InputKind};
-use super::{expiry_tick, seconds, ClientId, Event, EventKind, Ms, Scenario, CLIENT_COUNT};
-use crate::{CheckedStorage, FenceCheck, LockService, ManualClock};
-
-/// What a client is doing, apart from being frozen in a GC pause.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Activity {
-    /// Holds nothing, wants nothing right now.
-    Idle,
-    /// Asked for the lock and was refused; will ask again.
-    Waiting,
-    /// Believes it holds the lock (the lease may have run out without it knowing).
-    Holding,
-    /// Down after a crash, until its restart.
-    Crashed,
-}
-
-/// The lease a client believes it holds, reckoned on the client's own clock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Belief {
-    /// The token it will send with writes.
-    pub token: u64,
-    /// When, on the client's own clock, it believes the lease runs out.
-    expires_local: Ms,
-}
-
-/// One simulated client.
-#[derive(Clone, Debug)]
-pub struct Client {
-    /// Which client.
-    pub id: ClientId,
-    /// What it is doing.
-    pub activity: Activity,
-    /// A GC pause in progress: (since, until), in world time.
-    pub pause: Option<(Ms, Ms)>,
-    /// The lease it believes it holds.
-    pub belief: Option<Belief>,
-    /// How much world time has passed while it was frozen: its own clock lags by this much.
-    lag: Ms,
-    /// Scripted actions that came due while it was frozen; it does them when it wakes.
-    deferred: VecDeque<ClientAction>,
-    /// A scripted acquire that asks again: (next try on its own clock, interval).
-    retry: Option<(Ms, Ms)>,
-    /// A chaos client's current job.
-    pub(super) job: Job,
-    /// When a crashed client comes back.
-    pub restart_at: Option<Ms>,
-    /// Jobs finished, to label a chaos client's writes.
-    pub(super) jobs_done: u32,
-}
-
-impl Client {
-    fn new(id: ClientId) -> Client {
-        Client {
-            id,
-            activity: Activity::Idle,
-            pause: None,
-            belief: None,
-            lag: 0,
-            deferred: VecDeque::new(),
-            retry: None,
-            job: Job::None,
-            restart_at: None,
-            jobs_done: 0,
-        }
-    }
-
-    /// The client's own clock at world time `now`: it stands still during a GC pause.
-    pub fn local_time(&self, now: Ms) -> Ms {
-        match self.pause {
-            Some((since, _)) => since - self.lag,
-            None => now - self.lag,
-        }
-    }
-
-    /// How long the client believes its lease still lasts (negative: it knows it ran out).
-    pub fn believed_left(&self, now: Ms) -> Option<i64> {
-        let belief = self.belief?;
-        Some(belief.expires_local as i64 - self.local_time(now) as i64)
-    }
-
-    /// Frozen in a GC pause.
-    pub fn is_paused(&self) -> bool {
-        self.pause.is_some()
-    }
-
-    fn to_world(&self, local: Ms) -> Ms {
-        local + self.lag
-    }
-}
-
-/// How a client's lane looks over a stretch of time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LaneState {
-    Idle,
-    Waiting,
-    /// Holds the live lease.
-    Holding,
-    /// Believes it holds the lock, but the lease is gone: the dangerous moment.
-    Stale,
-    Paused,
-    Crashed,
-}
-
-/// A stretch of a client's lane from `start` until the next span starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Span {
-    pub start: Ms,
-    pub state: LaneState,
-    /// The token held or believed held.
-    pub token: Option<u64>,
-}
-
-/// A stretch of the lock's lane: who holds the live lease, from `start`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LockSpan {
-    pub start: Ms,
-    pub holder: Option<(ClientId, u64)>,
-}
-
-/// Something that happened at an instant on a client's lane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum MarkKind {
-    // Ordered by how much a student must see it when several share one column.
-    Released,
-    Renewed,
-    Refused,
-    LeaseRefusal,
-    Accepted,
-    Rejected,
-    Corrupted,
-}
-
-/// An instant on a client's lane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Mark {
-    pub t: Ms,
-    pub kind: MarkKind,
-}
+use super::backend::{Backend, BackendFactory, NextToken};
+use super::chaos::{ChaosDriver, Step};
+use super::client::{Activity, Belief, Client, Retry};
+use super::event::{ClientId, EventKind, LockId};
+use super::history::{Fate, History, Keep, LaneState, MarkKind};
+use super::input::{Input, InputKind};
+use super::scenario::{BeatAction, ClientAction, Scenario, CLIENT_COUNT};
+use super::time::{expiry_tick, Ms};
+use crate::{CheckedStorage, FenceCheck, Judge, Outcome, StoredValue, Verdict};
 
 /// Counts for the run's summary.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -151,119 +24,204 @@ pub struct Stats {
     pub grants: u64,
     pub writes_accepted: u64,
     pub writes_rejected: u64,
-    /// Accepted writes whose token was lower than one the key had accepted.
-    pub stale_writes_accepted: u64,
-    /// Accepted stale writes that replaced data from a higher token.
+    /// Accepted writes whose token was older than one the key had accepted: CORRUPTED DATA!
+    /// (the JSON summary's `stale_writes_accepted` and `corruptions` are both this count).
     pub corruptions: u64,
-    /// Rejected writes whose token was not stale for their key (a check that is too strict).
+    /// Refused writes sent while the writer's lease was live: a check stricter than the seed's
+    /// refusing an honest write.
     pub honest_writes_refused: u64,
 }
 
 impl Stats {
-    fn count_write(&mut self, receipt: &crate::WriteReceipt, token: u64) {
-        if receipt.accepted {
+    /// Counts one write's verdict.
+    pub fn count(&mut self, verdict: &Verdict, lease_live: bool) {
+        if verdict.accepted {
             self.writes_accepted += 1;
-            if receipt.is_stale_accepted(token) {
-                self.stale_writes_accepted += 1;
-            }
-            if receipt.is_corruption(token) {
-                self.corruptions += 1;
-            }
         } else {
             self.writes_rejected += 1;
-            if receipt.highest_before.is_none_or(|h| token >= h) {
+            if lease_live {
                 self.honest_writes_refused += 1;
             }
+        }
+        if verdict.outcome() == Outcome::Corrupted {
+            self.corruptions += 1;
+        }
+    }
+
+    /// Adds another run's counts.
+    pub fn add(&mut self, other: &Stats) {
+        self.grants += other.grants;
+        self.writes_accepted += other.writes_accepted;
+        self.writes_rejected += other.writes_rejected;
+        self.corruptions += other.corruptions;
+        self.honest_writes_refused += other.honest_writes_refused;
+    }
+}
+
+/// A lease as the lock service granted it and the world last learned of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LiveLease {
+    pub client: ClientId,
+    pub token: u64,
+    /// On the service's clock, in seconds.
+    pub granted_at: f64,
+    /// On the service's clock, in seconds.
+    pub expires_at: f64,
+}
+
+/// A write the network holds.
+#[derive(Clone, Debug, PartialEq)]
+struct InFlight {
+    deliver_at: Ms,
+    sent_at: Ms,
+    client: ClientId,
+    key: String,
+    value: String,
+    token: u64,
+    lease_live: bool,
+}
+
+/// Everything that fixes a run apart from the lecturer's inputs: replaying it with the same
+/// inputs gives the same history.
+#[derive(Clone)]
+pub struct Setup {
+    pub scenario: Arc<Scenario>,
+    pub seed: u64,
+    /// Whether fencing is on at t = 0.
+    pub fencing: bool,
+    /// The storage's check while fencing is on, at t = 0.
+    pub check: FenceCheck,
+    /// What implements the lock service and the storage.
+    pub backend: BackendFactory,
+}
+
+impl Setup {
+    /// The built-in library, with the scenario's own seed and fencing setting.
+    pub fn new(scenario: Arc<Scenario>) -> Setup {
+        Setup {
+            seed: scenario.seed,
+            fencing: scenario.fencing,
+            check: FenceCheck::PerKey,
+            backend: super::backend::built_in(),
+            scenario,
+        }
+    }
+
+    /// The same, with this seed.
+    pub fn seed(mut self, seed: u64) -> Setup {
+        self.seed = seed;
+        self
+    }
+
+    /// The same, with fencing on or off at t = 0.
+    pub fn fencing(mut self, on: bool) -> Setup {
+        self.fencing = on;
+        self
+    }
+
+    /// The same, with this check.
+    pub fn check(mut self, check: FenceCheck) -> Setup {
+        self.check = check;
+        self
+    }
+
+    /// The same, on another implementation.
+    pub fn backend(mut self, backend: BackendFactory) -> Setup {
+        self.backend = backend;
+        self
+    }
+}
+
+/// The lock service's clock: the world's time plus an offset that clock jumps change; the
+/// service never goes below the highest reading it has seen.
+#[derive(Clone, Copy, Debug, Default)]
+struct ServiceClock {
+    offset: i64,
+    high_water: i64,
+}
+
+impl ServiceClock {
+    /// The service's clock at world time `now`, in ms, as the service reckons it.
+    fn at(&self, now: Ms) -> i64 {
+        (now as i64 + self.offset).max(self.high_water)
+    }
+
+    /// The first world tick, at or after `now`, at which a lease with `expires_at` has expired.
+    fn expiry(&self, now: Ms, expires_at: f64) -> Ms {
+        let tick = expiry_tick(expires_at);
+        if self.at(now) >= tick {
+            now
+        } else {
+            (tick - self.offset) as Ms
         }
     }
 }
 
-/// The live lease as the world last learned it from the service.
-#[derive(Clone, Copy, Debug)]
-struct LiveLease {
-    client: ClientId,
-    token: u64,
-    expiry: Ms,
-}
-
-/// The simulated world. Advance it with [`advance_to`](World::advance_to); it never goes back
-/// (a [`Session`](super::Session) rebuilds it to travel back in time).
+/// The simulated world.
 pub struct World {
-    scenario: Arc<Scenario>,
+    setup: Setup,
     now: Ms,
-    clock: ManualClock,
-    locks: LockService<ManualClock>,
-    storage: CheckedStorage,
+    backend: Backend,
     fencing: bool,
-    fenced_check: FenceCheck,
-    /// The same writes sent to a storage of every check, for the compare view and `--check all`.
+    check: FenceCheck,
+    /// The same writes sent to a storage of every check, in [`FenceCheck::ALL`] order, for the
+    /// compare view and `chaos --check all`.
     mirrors: Vec<(CheckedStorage, Stats)>,
+    /// Each mirror's verdict on the latest write: (when, who, key, verdict).
+    mirror_last: Vec<Option<(Ms, ClientId, String, Verdict)>>,
     clients: [Client; CLIENT_COUNT],
-    lease: Option<LiveLease>,
+    leases: Vec<Option<LiveLease>>,
+    service: ServiceClock,
+    in_flight: Vec<InFlight>,
     next_beat: usize,
     next_input: usize,
     chaos: Option<ChaosDriver>,
-    record: bool,
-    events: Vec<Event>,
-    lanes: [Vec<Span>; CLIENT_COUNT],
-    lock_lane: Vec<LockSpan>,
-    marks: [Vec<Mark>; CLIENT_COUNT],
+    history: History,
     stats: Stats,
-    /// Who left each key's current value (its token and staleness are the storage's to say).
+    /// Who left each key's current value.
     authors: BTreeMap<String, ClientId>,
 }
 
 impl World {
-    /// The world at t = 0, with everything due at 0 done. `record` keeps events and lanes (the
-    /// UI and event streams need them; chaos summaries only count).
-    pub fn new(
-        scenario: Arc<Scenario>,
-        seed: u64,
-        fencing: bool,
-        fenced_check: FenceCheck,
-        inputs: &[Input],
-        record: bool,
-    ) -> World {
-        let clock = ManualClock::new(0.0);
-        let locks = LockService::new(clock.clone(), scenario.lease_seconds, scenario.first_token)
-            .expect("scenario validation guarantees a valid lease");
-        let active = if fencing {
-            fenced_check
+    /// The world at t = 0 of `setup`, with everything due at 0 done.
+    pub fn new(setup: &Setup, inputs: &[Input], keep: Keep) -> World {
+        let scenario = setup.scenario.clone();
+        let active = if setup.fencing {
+            setup.check
         } else {
             FenceCheck::Unchecked
         };
+        let backend = (setup.backend)(&scenario, active);
         let chaos = scenario
             .chaos
             .clone()
-            .map(|params| ChaosDriver::new(params, seed));
+            .map(|params| ChaosDriver::new(params, setup.seed));
         let mut world = World {
-            scenario,
             now: 0,
-            clock,
-            locks,
-            storage: CheckedStorage::new(active),
-            fencing,
-            fenced_check,
+            backend,
+            fencing: setup.fencing,
+            check: setup.check,
             mirrors: FenceCheck::ALL
                 .iter()
                 .map(|&c| (CheckedStorage::new(c), Stats::default()))
                 .collect(),
+            mirror_last: vec![None; FenceCheck::ALL.len()],
             clients: ClientId::ALL.map(Client::new),
-            lease: None,
+            leases: vec![None; scenario.locks.len()],
+            service: ServiceClock::default(),
+            in_flight: Vec::new(),
             next_beat: 0,
             next_input: 0,
             chaos,
-            record,
-            events: Vec::new(),
-            lanes: Default::default(),
-            lock_lane: Vec::new(),
-            marks: Default::default(),
+            history: History::new(keep, scenario.locks.len(), scenario.beats.len()),
             stats: Stats::default(),
             authors: BTreeMap::new(),
+            setup: setup.clone(),
         };
-        if world.chaos.is_some() {
-            for i in 0..CLIENT_COUNT {
-                world.chaos_begin_thinking(i);
+        world.backend.locks.set_time(0.0);
+        if let Some(driver) = &mut world.chaos {
+            for client in &mut world.clients {
+                client.job = driver.think(0);
             }
         }
         world.settle(inputs);
@@ -273,8 +231,13 @@ impl World {
     // ------------------------------------------------------------------ reading
 
     /// The scenario being played.
-    pub fn scenario(&self) -> &Scenario {
-        &self.scenario
+    pub fn scenario(&self) -> &Arc<Scenario> {
+        &self.setup.scenario
+    }
+
+    /// What fixes this run.
+    pub fn setup(&self) -> &Setup {
+        &self.setup
     }
 
     /// World time, ms.
@@ -287,20 +250,57 @@ impl World {
         &self.clients
     }
 
-    /// The lock service, as it stands now.
-    pub fn locks(&self) -> &LockService<ManualClock> {
-        &self.locks
+    /// Client `id`.
+    pub fn client(&self, id: ClientId) -> &Client {
+        &self.clients[id.index()]
     }
 
-    /// The storage the clients write to, as it stands now.
-    pub fn storage(&self) -> &CheckedStorage {
-        &self.storage
+    /// The live lease on `lock`, as the lock service granted it.
+    pub fn lease(&self, lock: LockId) -> Option<LiveLease> {
+        self.leases.get(lock.index()).copied().flatten()
+    }
+
+    /// The token the lock service's next grant will carry, as far as the implementation says.
+    pub fn next_token(&self) -> NextToken {
+        self.backend.locks.next_token()
+    }
+
+    /// The lock service's clock now, in ms (it differs from world time after a clock jump).
+    pub fn service_now(&self) -> i64 {
+        self.service.at(self.now)
+    }
+
+    /// How far the lock service's clock is from the world's, in ms.
+    pub fn service_offset(&self) -> i64 {
+        self.service_now() - self.now as i64
+    }
+
+    /// What the clients' storage holds, in key order.
+    pub fn storage_entries(&self) -> Vec<(String, StoredValue)> {
+        self.backend.storage.entries()
+    }
+
+    /// The rule the clients' storage applies now.
+    pub fn judge(&self) -> Judge {
+        self.backend.storage.judge()
     }
 
     /// The storage that received the same writes under `check` from the start.
     pub fn mirror(&self, check: FenceCheck) -> (&CheckedStorage, &Stats) {
-        let (storage, stats) = &self.mirrors[check_index(check)];
+        let i = FenceCheck::ALL
+            .iter()
+            .position(|&c| c == check)
+            .unwrap_or_default();
+        let (storage, stats) = &self.mirrors[i];
         (storage, stats)
+    }
+
+    /// The latest write as the storage of `check` judged it: (when, who, key, verdict).
+    pub fn mirror_last(&self, check: FenceCheck) -> Option<(Ms, ClientId, &str, &Verdict)> {
+        let i = FenceCheck::ALL.iter().position(|&c| c == check)?;
+        self.mirror_last[i]
+            .as_ref()
+            .map(|(t, client, key, verdict)| (*t, *client, key.as_str(), verdict))
     }
 
     /// Who left each key's current value.
@@ -315,27 +315,29 @@ impl World {
 
     /// The check the storage applies while fencing is on.
     pub fn fenced_check(&self) -> FenceCheck {
-        self.fenced_check
+        self.check
     }
 
-    /// Every event so far (empty unless recording).
-    pub fn events(&self) -> &[Event] {
-        &self.events
+    /// The record so far.
+    pub fn history(&self) -> &History {
+        &self.history
     }
 
-    /// The lane of client `index` (recording only).
-    pub fn lane(&self, index: usize) -> &[Span] {
-        &self.lanes[index]
+    /// Every event so far (see [`Keep`]).
+    pub fn events(&self) -> &[super::Event] {
+        self.history.events()
     }
 
-    /// The instants on client `index`'s lane (recording only).
-    pub fn marks(&self, index: usize) -> &[Mark] {
-        &self.marks[index]
+    /// The events since the last call, in a streaming run.
+    pub fn take_events(&mut self) -> Vec<super::Event> {
+        self.history.take_events()
     }
 
-    /// The lock's lane (recording only).
-    pub fn lock_lane(&self) -> &[LockSpan] {
-        &self.lock_lane
+    /// The writes the network holds: (delivery time, client, key, token), soonest first.
+    pub fn in_flight(&self) -> impl Iterator<Item = (Ms, ClientId, &str, u64)> {
+        self.in_flight
+            .iter()
+            .map(|f| (f.deliver_at, f.client, f.key.as_str(), f.token))
     }
 
     /// Counts so far.
@@ -343,18 +345,40 @@ impl World {
         &self.stats
     }
 
+    /// The implementation's fault, if it stopped answering properly.
+    pub fn fault(&self) -> Option<String> {
+        self.backend.fault.lock().ok().and_then(|f| f.clone())
+    }
+
+    /// Whether `client`'s lease on `lock` with `token` is the live lease, by the lock service.
+    pub fn lease_is_live(&self, lock: LockId, client: ClientId, token: u64) -> bool {
+        self.lease(lock)
+            .is_some_and(|l| l.client == client && l.token == token)
+    }
+
     /// How a client's lane looks now.
     pub fn lane_state(&self, client: &Client) -> LaneState {
-        if client.activity == Activity::Crashed {
-            LaneState::Crashed
-        } else if client.is_paused() {
-            LaneState::Paused
-        } else if let Some(belief) = client.belief {
-            match self.lease {
-                Some(l) if l.client == client.id && l.token == belief.token => LaneState::Holding,
-                _ => LaneState::Stale,
-            }
-        } else if client.activity == Activity::Waiting {
+        if client.is_down() {
+            return LaneState::Crashed;
+        }
+        if client.is_paused() {
+            return LaneState::Paused;
+        }
+        let mut beliefs = client
+            .beliefs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.map(|b| (LockId(i as u8), b)))
+            .peekable();
+        if beliefs.peek().is_some() {
+            let stale = beliefs.any(|(lock, b)| !self.lease_is_live(lock, client.id, b.token));
+            return if stale {
+                LaneState::Stale
+            } else {
+                LaneState::Holding
+            };
+        }
+        if client.activity == Activity::Waiting {
             LaneState::Waiting
         } else {
             LaneState::Idle
@@ -365,17 +389,20 @@ impl World {
     pub fn next_due(&self, inputs: &[Input]) -> Option<Ms> {
         let mut next: Option<Ms> = None;
         let mut consider = |t: Ms| next = Some(next.map_or(t, |n: Ms| n.min(t)));
-        if let Some(beat) = self.scenario.beats.get(self.next_beat) {
+        if let Some(beat) = self.scenario().beats.get(self.next_beat) {
             consider(beat.at);
         }
         if let Some(input) = inputs.get(self.next_input) {
             consider(input.at);
         }
-        if let Some(lease) = self.lease {
-            consider(lease.expiry);
+        for lease in self.leases.iter().flatten() {
+            consider(self.service.expiry(self.now, lease.expires_at));
         }
-        if let Some(crash) = self.chaos.as_ref().and_then(|c| c.crash) {
-            consider(crash.0);
+        if let Some(flight) = self.in_flight.first() {
+            consider(flight.deliver_at);
+        }
+        if let Some(crash) = self.chaos.as_ref().and_then(ChaosDriver::crash_due) {
+            consider(crash);
         }
         for client in &self.clients {
             if let Some(t) = client.restart_at {
@@ -385,11 +412,11 @@ impl World {
                 consider(until);
                 continue;
             }
-            if client.activity == Activity::Crashed {
+            if client.is_down() {
                 continue;
             }
-            if let Some((at, _)) = client.retry {
-                consider(client.to_world(at));
+            if let Some(retry) = client.retry {
+                consider(client.to_world(retry.at));
             }
             if let Some(at) = client.job.due() {
                 consider(client.to_world(at));
@@ -420,25 +447,47 @@ impl World {
         }
     }
 
-    /// Applies inputs newly due at the current time (after [`Session`](super::Session) adds one).
+    /// Applies inputs newly due at the current time (after a session adds one).
     pub fn apply_due_inputs(&mut self, inputs: &[Input]) {
         self.settle(inputs);
     }
 
     fn set_now(&mut self, t: Ms) {
         self.now = t;
-        self.clock.set(seconds(t));
+        self.tell_service_the_time();
     }
 
-    /// Does everything due at `now`, in a fixed order, until nothing more is.
+    fn tell_service_the_time(&mut self) {
+        let reading = self.now as i64 + self.service.offset;
+        self.service.high_water = self.service.high_water.max(reading);
+        self.backend.locks.set_time(reading as f64 / 1000.0);
+    }
+
+    /// Does everything due at `now` until nothing more is, in this order each pass:
+    ///
+    /// 1. the lock service: leases that ran out expire, so everything a client does at this
+    ///    instant sees the lock as the service does;
+    /// 2. the network: writes it held arrive at the storage;
+    /// 3. clients come back: restarts, then wake-ups (a waking client first does what came due
+    ///    while it was frozen);
+    /// 4. the script's beats;
+    /// 5. chaos: the planned crash, then each client's retry timer and job;
+    /// 6. one lecturer input, so a live injection and its replay take exactly the same steps.
     fn settle(&mut self, inputs: &[Input]) {
         let now = self.now;
         loop {
             let mut acted = false;
-            // First what the lock service decides by itself, so everything a client does at
-            // this instant sees the lock as the service does.
-            if self.lease.is_some_and(|l| l.expiry <= now) {
-                self.expire();
+            for lock in 0..self.leases.len() {
+                let due = self.leases[lock]
+                    .is_some_and(|l| self.service.expiry(now, l.expires_at) <= now);
+                if due {
+                    self.expire(LockId(lock as u8));
+                    acted = true;
+                }
+            }
+            while self.in_flight.first().is_some_and(|f| f.deliver_at <= now) {
+                let flight = self.in_flight.remove(0);
+                self.deliver(flight);
                 acted = true;
             }
             for i in 0..CLIENT_COUNT {
@@ -451,18 +500,26 @@ impl World {
                     acted = true;
                 }
             }
-            while let Some(beat) = self.scenario.beats.get(self.next_beat) {
+            while let Some(beat) = self.scenario().beats.get(self.next_beat) {
                 if beat.at > now {
                     break;
                 }
+                let index = self.next_beat;
                 let action = beat.action.clone();
                 self.next_beat += 1;
                 match action {
                     Some(BeatAction::Client { client, action }) => {
-                        self.order(client.index(), action)
+                        self.order(index, client.index(), action)
                     }
-                    Some(BeatAction::Fencing { on }) => self.set_fencing(on),
-                    None => {}
+                    Some(BeatAction::Fencing { on }) => {
+                        self.set_fencing(on);
+                        self.history.set_fate(index, Fate::Narrated);
+                    }
+                    Some(BeatAction::ClockJump { by }) => {
+                        self.jump_clock(by);
+                        self.history.set_fate(index, Fate::Narrated);
+                    }
+                    None => self.history.set_fate(index, Fate::Narrated),
                 }
                 acted = true;
             }
@@ -473,7 +530,6 @@ impl World {
             for i in 0..CLIENT_COUNT {
                 acted |= self.step_client(i);
             }
-            // One input a pass, so a live injection and its replay take exactly the same steps.
             if let Some(input) = inputs.get(self.next_input).filter(|i| i.at <= now) {
                 self.next_input += 1;
                 self.apply_input(input.kind);
@@ -483,30 +539,29 @@ impl World {
                 break;
             }
         }
-        if self.record {
-            self.update_lanes();
-        }
+        self.update_lanes();
     }
 
     /// A running client does what its retry timer or chaos job says is due.
     fn step_client(&mut self, i: usize) -> bool {
         let client = &self.clients[i];
-        if client.is_paused() || client.activity == Activity::Crashed {
+        if client.is_paused() || client.is_down() {
             return false;
         }
         let local = client.local_time(self.now);
         let mut acted = false;
-        if let Some((at, interval)) = client.retry {
-            if at <= local {
-                self.clients[i].retry = None;
-                if !self.try_acquire(i) {
-                    self.clients[i].retry = Some((local + interval, interval));
-                }
-                acted = true;
+        if let Some(retry) = client.retry.filter(|r| r.at <= local) {
+            self.clients[i].retry = None;
+            if !self.try_acquire(i, retry.lock) {
+                self.clients[i].retry = Some(Retry {
+                    at: local + retry.interval,
+                    ..retry
+                });
             }
+            acted = true;
         }
         if self.clients[i].job.due().is_some_and(|at| at <= local) {
-            self.chaos_step(i);
+            self.step_job(i);
             acted = true;
         }
         acted
@@ -515,84 +570,153 @@ impl World {
     fn apply_input(&mut self, input: InputKind) {
         match input {
             InputKind::Pause { client } => {
-                let ms = self.scenario.injected_pause_ms();
+                let ms = self.scenario().injected_pause_ms();
                 self.pause(client.index(), ms);
             }
             InputKind::Crash { client } => {
-                let down = self.scenario.injected_down_ms();
+                let down = self.scenario().injected_down_ms();
                 self.crash(client.index(), down);
             }
-            InputKind::Fencing { on } => self.set_fencing(on),
-            InputKind::Check(check) => {
-                self.fenced_check = check;
-                if self.fencing {
-                    self.storage.set_check(check);
+            InputKind::Delay { client } => {
+                let ms = self.scenario().injected_delay_ms();
+                let client = &mut self.clients[client.index()];
+                if !client.is_down() {
+                    client.delay_next = Some(ms);
                 }
             }
+            InputKind::Fencing { on } => self.set_fencing(on),
+            InputKind::Check(check) => self.set_check(check),
         }
     }
 
     // ------------------------------------------------------------------ what clients do
 
     /// A scripted order to a client: done now, deferred while frozen, dropped while down.
-    fn order(&mut self, i: usize, action: ClientAction) {
+    fn order(&mut self, beat: usize, i: usize, action: ClientAction) {
         let client = &mut self.clients[i];
-        if client.activity == Activity::Crashed {
+        if client.is_down() {
+            self.history.set_fate(beat, Fate::Dropped { at: self.now });
             return;
         }
-        if client.is_paused() && !matches!(action, ClientAction::Pause { .. }) {
-            client.deferred.push_back(action);
+        // A frozen process does its work when it wakes; a pause or a crash hits it anyway.
+        if client.is_paused()
+            && !matches!(
+                action,
+                ClientAction::Pause { .. } | ClientAction::Crash { .. }
+            )
+        {
+            client.deferred.push_back((beat, action));
+            self.history.set_fate(beat, Fate::Deferred);
             return;
         }
-        self.perform(i, action);
+        let fate = self.perform(i, action);
+        self.history.set_fate(beat, fate);
     }
 
-    fn perform(&mut self, i: usize, action: ClientAction) {
+    fn perform(&mut self, i: usize, action: ClientAction) -> Fate {
+        let done = Fate::Done { at: self.now };
         match action {
-            ClientAction::Acquire { retry } => {
-                if !self.try_acquire(i) {
+            ClientAction::Acquire { lock, retry } => {
+                if !self.try_acquire(i, lock) {
+                    let local = self.clients[i].local_time(self.now);
                     match retry {
                         Some(interval) => {
-                            let local = self.clients[i].local_time(self.now);
-                            self.clients[i].retry = Some((local + interval, interval));
+                            self.clients[i].retry = Some(Retry {
+                                lock,
+                                at: local + interval,
+                                interval,
+                            });
                         }
                         // One ask, refused: it does not wait around.
-                        None => self.clients[i].activity = Activity::Idle,
+                        None => {
+                            if self.clients[i].activity == Activity::Waiting {
+                                self.clients[i].activity = Activity::Idle;
+                            }
+                        }
                     }
                 }
+                done
             }
-            ClientAction::Renew => self.renew(i),
-            ClientAction::Release => self.release(i),
-            ClientAction::Write { key, value } => self.write(i, &key, value),
-            ClientAction::Pause { ms } => self.pause(i, ms),
-            ClientAction::Crash { down } => self.crash(i, down),
+            ClientAction::Renew { lock, token } => match self.token_for(i, lock, token) {
+                Some(token) => {
+                    self.renew(i, lock, token);
+                    done
+                }
+                None => Fate::NoLease { at: self.now },
+            },
+            ClientAction::Release { lock, token } => match self.token_for(i, lock, token) {
+                Some(token) => {
+                    self.release(i, lock, token);
+                    done
+                }
+                None => Fate::NoLease { at: self.now },
+            },
+            ClientAction::Write {
+                lock,
+                key,
+                value,
+                token,
+                delay,
+            } => match self.token_for(i, lock, token) {
+                Some(token) => {
+                    self.send_write(i, lock, key, value, token, delay);
+                    done
+                }
+                None => Fate::NoLease { at: self.now },
+            },
+            ClientAction::Pause { ms } => {
+                self.pause(i, ms);
+                done
+            }
+            ClientAction::Crash { down } => {
+                self.crash(i, down);
+                done
+            }
         }
     }
 
-    pub(super) fn try_acquire(&mut self, i: usize) -> bool {
+    /// The token a client uses on `lock`: the one a beat names, else the one it believes it holds.
+    fn token_for(&self, i: usize, lock: LockId, named: Option<u64>) -> Option<u64> {
+        named.or_else(|| self.clients[i].belief(lock).map(|b| b.token))
+    }
+
+    fn lock_name(&self, lock: LockId) -> String {
+        self.scenario().locks[lock.index()].clone()
+    }
+
+    fn try_acquire(&mut self, i: usize, lock: LockId) -> bool {
         let id = self.clients[i].id;
-        match self.locks.acquire(&self.scenario.lock, id.name()) {
+        let name = self.lock_name(lock);
+        match self.backend.locks.acquire(&name, id.name()) {
             Some(lease) => {
-                // A grant means the lease before it is over; its expiry is told first.
-                if self.lease.is_some() {
-                    self.expire();
+                // A grant on the tick a lease runs out: its expiry is told first.
+                let previous_over = self.leases[lock.index()]
+                    .is_some_and(|l| self.service.expiry(self.now, l.expires_at) <= self.now);
+                if previous_over {
+                    self.expire(lock);
                 }
                 self.stats.grants += 1;
-                self.lease = Some(LiveLease {
+                self.leases[lock.index()] = Some(LiveLease {
                     client: id,
                     token: lease.token,
-                    expiry: expiry_tick(lease.expires_at),
+                    granted_at: lease.granted_at,
+                    expires_at: lease.expires_at,
                 });
                 let local = self.clients[i].local_time(self.now);
+                let lease_ms = self.scenario().lease_ms;
                 let client = &mut self.clients[i];
-                client.belief = Some(Belief {
+                client.beliefs[lock.index()] = Some(Belief {
                     token: lease.token,
-                    expires_local: local + self.scenario.lease_ms,
+                    expires_local: local + lease_ms,
                 });
                 client.activity = Activity::Holding;
-                client.retry = None;
-                self.emit(|| EventKind::Grant {
+                if client.retry.is_some_and(|r| r.lock == lock) {
+                    client.retry = None;
+                }
+                let now = self.now;
+                self.history.emit(now, || EventKind::Grant {
                     client: id,
+                    lock,
                     token: lease.token,
                     expires_at: lease.expires_at,
                 });
@@ -600,145 +724,198 @@ impl World {
             }
             None => {
                 let holder = self
+                    .backend
                     .locks
-                    .holder(&self.scenario.lock)
-                    .and_then(ClientId::from_name);
-                self.clients[i].activity = Activity::Waiting;
-                self.mark(i, MarkKind::Refused);
-                self.emit(|| EventKind::AcquireRefused { client: id, holder });
+                    .holder(&name)
+                    .and_then(|h| ClientId::from_name(&h));
+                if self.clients[i].activity != Activity::Holding {
+                    self.clients[i].activity = Activity::Waiting;
+                }
+                self.history.mark(i, self.now, MarkKind::Refused);
+                self.history.emit(self.now, || EventKind::AcquireRefused {
+                    client: id,
+                    lock,
+                    holder,
+                });
                 false
             }
         }
     }
 
-    fn renew(&mut self, i: usize) {
+    fn renew(&mut self, i: usize, lock: LockId, token: u64) {
         let id = self.clients[i].id;
-        let Some(belief) = self.clients[i].belief else {
-            return;
-        };
-        match self
-            .locks
-            .renew(&self.scenario.lock, id.name(), belief.token)
-        {
+        let name = self.lock_name(lock);
+        let believed = self.clients[i].belief(lock).map(|b| b.token) == Some(token);
+        match self.backend.locks.renew(&name, id.name(), token) {
             Ok(lease) => {
-                if let Some(live) = &mut self.lease {
-                    live.expiry = expiry_tick(lease.expires_at);
-                }
-                let local = self.clients[i].local_time(self.now);
-                self.clients[i].belief = Some(Belief {
-                    token: belief.token,
-                    expires_local: local + self.scenario.lease_ms,
-                });
-                self.mark(i, MarkKind::Renewed);
-                self.emit(|| EventKind::Renew {
+                self.leases[lock.index()] = Some(LiveLease {
                     client: id,
-                    token: belief.token,
+                    token,
+                    granted_at: lease.granted_at,
+                    expires_at: lease.expires_at,
+                });
+                if believed {
+                    let local = self.clients[i].local_time(self.now);
+                    let lease_ms = self.scenario().lease_ms;
+                    self.clients[i].beliefs[lock.index()] = Some(Belief {
+                        token,
+                        expires_local: local + lease_ms,
+                    });
+                }
+                self.history.mark(i, self.now, MarkKind::Renewed);
+                self.history.emit(self.now, || EventKind::Renew {
+                    client: id,
+                    lock,
+                    token,
                     expires_at: lease.expires_at,
                 });
             }
             Err(reason) => {
                 // The refusal is how the client learns its lease is gone.
-                self.forget_lease(i);
-                self.mark(i, MarkKind::LeaseRefusal);
-                self.emit(|| EventKind::RenewRefused {
+                if believed {
+                    self.clients[i].forget(lock);
+                }
+                self.history.mark(i, self.now, MarkKind::LeaseRefusal);
+                self.history.emit(self.now, || EventKind::RenewRefused {
                     client: id,
-                    token: belief.token,
+                    lock,
+                    token,
                     reason,
                 });
             }
         }
     }
 
-    pub(super) fn release(&mut self, i: usize) {
+    fn release(&mut self, i: usize, lock: LockId, token: u64) {
         let id = self.clients[i].id;
-        let Some(belief) = self.clients[i].belief else {
-            return;
-        };
-        let result = self
-            .locks
-            .release(&self.scenario.lock, id.name(), belief.token);
-        self.forget_lease(i);
+        let name = self.lock_name(lock);
+        let result = self.backend.locks.release(&name, id.name(), token);
+        if self.clients[i].belief(lock).map(|b| b.token) == Some(token) {
+            self.clients[i].forget(lock);
+        }
         match result {
             Ok(()) => {
-                self.lease = None;
-                self.mark(i, MarkKind::Released);
-                self.emit(|| EventKind::Release {
+                if self.lease_is_live(lock, id, token) {
+                    self.leases[lock.index()] = None;
+                }
+                self.history.mark(i, self.now, MarkKind::Released);
+                self.history.emit(self.now, || EventKind::Release {
                     client: id,
-                    token: belief.token,
+                    lock,
+                    token,
                 });
             }
             Err(reason) => {
-                self.mark(i, MarkKind::LeaseRefusal);
-                self.emit(|| EventKind::ReleaseRefused {
+                self.history.mark(i, self.now, MarkKind::LeaseRefusal);
+                self.history.emit(self.now, || EventKind::ReleaseRefused {
                     client: id,
-                    token: belief.token,
+                    lock,
+                    token,
                     reason,
                 });
             }
         }
     }
 
-    pub(super) fn forget_lease(&mut self, i: usize) {
-        let client = &mut self.clients[i];
-        client.belief = None;
-        client.retry = None;
-        if client.activity == Activity::Holding {
-            client.activity = Activity::Idle;
-        }
-    }
-
-    /// Writes with the token the client believes it holds; a client with none cannot write.
-    pub(super) fn write(&mut self, i: usize, key: &str, value: String) {
+    /// A client sends a write with `token`; the network delivers it now, or holds it for `delay`
+    /// (a beat's, or one the lecturer injected for this client's next write).
+    fn send_write(
+        &mut self,
+        i: usize,
+        lock: LockId,
+        key: String,
+        value: String,
+        token: u64,
+        delay: Option<Ms>,
+    ) {
         let id = self.clients[i].id;
-        let Some(Belief { token, .. }) = self.clients[i].belief else {
-            return;
-        };
-        for (storage, stats) in &mut self.mirrors {
-            let receipt = storage.write(key, value.as_str(), token);
-            stats.count_write(&receipt, token);
-        }
-        let receipt = self.storage.write(key, value.as_str(), token);
-        self.stats.count_write(&receipt, token);
-        let stale = receipt.is_stale_accepted(token);
-        if receipt.accepted {
-            match self.authors.get_mut(key) {
-                Some(slot) => *slot = id,
-                None => {
-                    self.authors.insert(key.to_owned(), id);
-                }
-            }
-        }
-        let kind = if !receipt.accepted {
-            MarkKind::Rejected
-        } else if stale {
-            MarkKind::Corrupted
-        } else {
-            MarkKind::Accepted
-        };
-        self.mark(i, kind);
-        self.emit(|| EventKind::Write {
+        let lease_live = self.lease_is_live(lock, id, token);
+        let delay = delay.or_else(|| self.clients[i].delay_next.take());
+        let flight = InFlight {
+            deliver_at: self.now + delay.unwrap_or(0),
+            sent_at: self.now,
             client: id,
-            key: key.to_owned(),
+            key,
             value,
             token,
-            accepted: receipt.accepted,
-            highest: receipt.highest_before,
+            lease_live,
+        };
+        if delay.is_none() {
+            return self.deliver(flight);
+        }
+        self.history.mark(i, self.now, MarkKind::Sent);
+        let now = self.now;
+        self.history.emit(now, || EventKind::Send {
+            client: id,
+            key: flight.key.clone(),
+            token,
+            deliver_at: flight.deliver_at,
         });
-        if receipt.is_corruption(token) {
-            let overwrote_token = receipt.replaced_token.unwrap_or_default();
-            self.emit(|| EventKind::Corruption {
-                client: id,
-                key: key.to_owned(),
+        let at = self
+            .in_flight
+            .partition_point(|f| f.deliver_at <= flight.deliver_at);
+        self.in_flight.insert(at, flight);
+    }
+
+    /// A write reaches the storage (and, for the compare view, a storage of every check).
+    fn deliver(&mut self, flight: InFlight) {
+        let InFlight {
+            sent_at,
+            client,
+            key,
+            value,
+            token,
+            lease_live,
+            ..
+        } = flight;
+        for ((storage, stats), last) in self.mirrors.iter_mut().zip(&mut self.mirror_last) {
+            let verdict = storage.write(&key, value.as_str(), token);
+            stats.count(&verdict, lease_live);
+            *last = Some((self.now, client, key.clone(), verdict));
+        }
+        let verdict = self.backend.storage.write(&key, &value, token);
+        self.stats.count(&verdict, lease_live);
+        if verdict.accepted {
+            self.authors.insert(key.clone(), client);
+        }
+        let now = self.now;
+        self.history
+            .mark(client.index(), now, MarkKind::of(verdict.outcome()));
+        let sent_at = (sent_at != now).then_some(sent_at);
+        if verdict.outcome() == Outcome::Corrupted {
+            let highest = verdict.key_highest.unwrap_or_default();
+            let corruption = EventKind::Corruption {
+                client,
+                key: key.clone(),
                 token,
-                overwrote_token,
+                highest,
+                overwrote_token: verdict.replaced_token,
+            };
+            self.history.emit(now, || EventKind::Write {
+                client,
+                key,
+                value,
+                verdict,
+                sent_at,
+                lease_live,
+            });
+            self.history.emit(now, || corruption);
+        } else {
+            self.history.emit(now, || EventKind::Write {
+                client,
+                key,
+                value,
+                verdict,
+                sent_at,
+                lease_live,
             });
         }
     }
 
-    pub(super) fn pause(&mut self, i: usize, ms: Ms) {
+    fn pause(&mut self, i: usize, ms: Ms) {
         let now = self.now;
         let client = &mut self.clients[i];
-        if client.activity == Activity::Crashed {
+        if client.is_down() {
             return;
         }
         let until = match client.pause {
@@ -753,7 +930,8 @@ impl World {
             }
         };
         let id = client.id;
-        self.emit(|| EventKind::Pause { client: id, until });
+        self.history
+            .emit(now, || EventKind::Pause { client: id, until });
     }
 
     fn resume(&mut self, i: usize) {
@@ -763,11 +941,13 @@ impl World {
         };
         client.lag += until - since;
         let id = client.id;
-        self.emit(|| EventKind::Resume { client: id });
+        self.history
+            .emit(self.now, || EventKind::Resume { client: id });
         // It carries on as if no time had passed: first what came due while it was frozen.
-        while let Some(action) = self.clients[i].deferred.pop_front() {
-            self.perform(i, action);
-            if self.clients[i].is_paused() || self.clients[i].activity == Activity::Crashed {
+        while let Some((beat, action)) = self.clients[i].deferred.pop_front() {
+            let fate = self.perform(i, action);
+            self.history.set_fate(beat, fate);
+            if self.clients[i].is_paused() || self.clients[i].is_down() {
                 break;
             }
         }
@@ -776,40 +956,46 @@ impl World {
     fn crash(&mut self, i: usize, down: Ms) {
         let now = self.now;
         let client = &mut self.clients[i];
-        if client.activity == Activity::Crashed {
+        if client.is_down() {
             return;
         }
         if let Some((since, _)) = client.pause.take() {
             client.lag += now - since;
         }
-        client.belief = None;
-        client.retry = None;
-        client.deferred.clear();
-        client.job = Job::None;
+        let dropped: Vec<usize> = client.deferred.iter().map(|(beat, _)| *beat).collect();
+        client.wipe();
         client.activity = Activity::Crashed;
         client.restart_at = Some(now + down);
         let id = client.id;
-        self.emit(|| EventKind::Crash { client: id });
+        for beat in dropped {
+            self.history.set_fate(beat, Fate::Dropped { at: now });
+        }
+        self.history.emit(now, || EventKind::Crash {
+            client: id,
+            restart_at: now + down,
+        });
     }
 
     fn restart(&mut self, i: usize) {
+        let now = self.now;
         let client = &mut self.clients[i];
         client.restart_at = None;
         client.activity = Activity::Idle;
         let id = client.id;
-        self.emit(|| EventKind::Restart { client: id });
-        if self.chaos.is_some() {
-            self.chaos_begin_thinking(i);
+        self.history.emit(now, || EventKind::Restart { client: id });
+        if let Some(driver) = &mut self.chaos {
+            let local = self.clients[i].local_time(now);
+            self.clients[i].job = driver.think(local);
         }
     }
 
-    fn expire(&mut self) {
-        let Some(live) = self.lease.take() else {
+    fn expire(&mut self, lock: LockId) {
+        let Some(live) = self.leases[lock.index()].take() else {
             return;
         };
-        debug_assert!(self.locks.holder(&self.scenario.lock).is_none());
-        self.emit(|| EventKind::Expire {
+        self.history.emit(self.now, || EventKind::Expire {
             client: live.client,
+            lock,
             token: live.token,
         });
     }
@@ -818,125 +1004,99 @@ impl World {
         if self.fencing == on {
             return;
         }
-        self.fencing = on;
-        self.storage.set_check(if on {
-            self.fenced_check
+        let check = if on {
+            self.check
         } else {
             FenceCheck::Unchecked
-        });
-        self.emit(|| EventKind::Fencing { on });
+        };
+        if !self.backend.storage.set_check(check) {
+            return;
+        }
+        self.fencing = on;
+        self.history.emit(self.now, || EventKind::Fencing { on });
+    }
+
+    fn set_check(&mut self, check: FenceCheck) {
+        if self.check == check || check == FenceCheck::Unchecked {
+            return;
+        }
+        if self.fencing && !self.backend.storage.set_check(check) {
+            return;
+        }
+        self.check = check;
+        self.history.emit(self.now, || EventKind::Check { check });
+    }
+
+    fn jump_clock(&mut self, by: i64) {
+        self.service.offset += by;
+        self.tell_service_the_time();
+        let service_now = self.service.at(self.now) as f64 / 1000.0;
+        self.history
+            .emit(self.now, || EventKind::ClockJump { by, service_now });
     }
 
     // ------------------------------------------------------------------ chaos jobs
 
-    fn chaos_begin_thinking(&mut self, i: usize) {
-        if let Some(driver) = &mut self.chaos {
-            let local = self.clients[i].local_time(self.now);
-            self.clients[i].job = Job::Think {
-                until: local + driver.think(),
-            };
-        }
-    }
-
-    fn chaos_step(&mut self, i: usize) {
+    fn step_job(&mut self, i: usize) {
         let local = self.clients[i].local_time(self.now);
+        let lock = LockId::FIRST;
+        let believes_live = self.clients[i]
+            .believed_left(lock, self.now)
+            .is_some_and(|left| left > 0);
+        let job = self.clients[i].job;
         let Some(driver) = self.chaos.as_mut() else {
             return;
         };
-        match self.clients[i].job {
-            Job::None => {}
-            Job::Think { .. } | Job::Retry { .. } => {
-                let granted = self.try_acquire(i);
-                let driver = self.chaos.as_mut().expect("chaos runs have a driver");
-                self.clients[i].job = if granted {
-                    driver.job(local)
-                } else {
-                    Job::Retry {
-                        at: local + driver.retry(),
-                    }
-                };
+        match driver.on_due(job, local, believes_live) {
+            Step::Acquire => {
+                let granted = self.try_acquire(i, lock);
+                let driver = self.chaos.as_mut().expect("a chaos run has a driver");
+                self.clients[i].job = driver.after_acquire(granted, local);
             }
-            Job::Work {
-                stall_at: Some((at, ms)),
-                done,
-            } if at <= local => {
-                self.clients[i].job = Job::Work {
-                    stall_at: None,
-                    done,
-                };
+            Step::Stall { ms, then } => {
+                self.clients[i].job = then;
                 self.pause(i, ms);
             }
-            Job::Work { .. } => {
-                // Done working. A careful client checks its own clock before writing; a GC
-                // pause is exactly what that check cannot see.
-                let believes_live = self.clients[i]
-                    .believed_left(self.now)
-                    .is_some_and(|left| left > 0);
-                if believes_live {
-                    let writes = driver.write_count();
-                    let client = &mut self.clients[i];
-                    client.jobs_done += 1;
-                    let value = format!("{} job {}", client.id, client.jobs_done);
-                    for _ in 0..writes {
-                        let key = self.chaos.as_mut().expect("chaos driver").pick_key();
-                        self.write(i, &key, value.clone());
+            Step::Finish { keys } => {
+                let client = &mut self.clients[i];
+                client.jobs_done += 1;
+                let value = format!("{} job {}", client.id, client.jobs_done);
+                let token = client.belief(lock).map(|b| b.token);
+                if let Some(token) = token {
+                    for key in keys {
+                        self.send_write(i, lock, key, value.clone(), token, None);
                     }
-                    self.release(i);
-                } else {
-                    self.forget_lease(i);
+                    self.release(i, lock, token);
                 }
-                self.chaos_begin_thinking(i);
+                self.think(i, local);
             }
+            Step::GiveUp => {
+                self.clients[i].forget(lock);
+                self.think(i, local);
+            }
+        }
+    }
+
+    fn think(&mut self, i: usize, local: Ms) {
+        if let Some(driver) = self.chaos.as_mut() {
+            self.clients[i].job = driver.think(local);
         }
     }
 
     // ------------------------------------------------------------------ history
 
-    fn emit(&mut self, kind: impl FnOnce() -> EventKind) {
-        if self.record {
-            self.events.push(Event {
-                t: self.now,
-                kind: kind(),
-            });
-        }
-    }
-
-    fn mark(&mut self, i: usize, kind: MarkKind) {
-        if self.record {
-            self.marks[i].push(Mark { t: self.now, kind });
-        }
-    }
-
     fn update_lanes(&mut self) {
-        for i in 0..CLIENT_COUNT {
-            let client = &self.clients[i];
-            let span = Span {
-                start: self.now,
-                state: self.lane_state(client),
-                token: client.belief.map(|b| b.token),
-            };
-            let lane = &mut self.lanes[i];
-            match lane.last_mut() {
-                Some(last) if (last.state, last.token) == (span.state, span.token) => {}
-                Some(last) if last.start == span.start => *last = span,
-                _ => lane.push(span),
-            }
-        }
-        let span = LockSpan {
-            start: self.now,
-            holder: self.lease.map(|l| (l.client, l.token)),
-        };
-        match self.lock_lane.last_mut() {
-            Some(last) if last.holder == span.holder => {}
-            Some(last) if last.start == span.start => *last = span,
-            _ => self.lock_lane.push(span),
-        }
+        let clients: Vec<(LaneState, Option<u64>)> = self
+            .clients
+            .iter()
+            .map(|c| (self.lane_state(c), c.first_belief().map(|(_, b)| b.token)))
+            .collect();
+        let locks: Vec<Option<(ClientId, u64)>> = self
+            .leases
+            .iter()
+            .map(|l| l.map(|l| (l.client, l.token)))
+            .collect();
+        self.history
+            .update_lanes(self.now, clients.into_iter(), locks.into_iter());
     }
-}
-
-fn check_index(check: FenceCheck) -> usize {
-    FenceCheck::ALL
-        .iter()
-        .position(|&c| c == check)
-        .unwrap_or_default()
 }

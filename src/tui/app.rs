@@ -4,13 +4,17 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::theme::Theme;
-use crate::sim::{ClientId, InputKind, Ms, Scenario, Session};
-use crate::FenceCheck;
+use crate::sim::lesson::{Caption, Lesson, RunView};
+use crate::sim::time::fmt_seconds;
+use crate::sim::{ClientId, InputKind, Ms, Scenario, Session, Setup};
+use crate::{FenceCheck, Judge};
 
 /// Clock steps the `[` and `]` keys choose from, in ms.
 pub const STEPS: [Ms; 5] = [100, 500, 1_000, 2_000, 5_000];
 /// Playback speeds the `+` and `-` keys choose from: simulated seconds per real second.
 pub const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
+/// Pages of the help overlay.
+pub const HELP_PAGES: usize = 2;
 
 /// Everything the user can ask for; keys map to these first, so tests drive the app directly.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,42 +30,60 @@ pub enum Action {
     Select(ClientId),
     InjectPause,
     Crash,
+    DelayWrite,
     ToggleFencing,
     CycleCheck,
     ToggleCompare,
     Restart,
     OpenPicker,
     ToggleHelp,
+    /// Predict the write's verdict: `true` accepted, `false` rejected.
     Answer(bool),
+    /// Reveal the answer without predicting.
+    Skip,
     Quit,
     /// Real time passed while playing, in ms.
     Tick(Ms),
     PickerUp,
     PickerDown,
     PickerChoose,
+    HelpNext,
+    HelpBack,
     CloseOverlay,
+    /// A key that means nothing here (its label, for the status line).
+    Unbound(char),
 }
 
 /// What covers the main view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Overlay {
     None,
-    Help,
+    Help { page: usize },
     Picker { cursor: usize },
 }
 
-/// A lesson question waiting for, or showing, its answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Which key table is in force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Main,
+    Question,
+    Help,
+    Picker,
+}
+
+/// A lesson question: waiting for a prediction, or revealed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Prediction {
     /// The beat that asks.
     pub beat: usize,
-    /// The user's answer, once given: then the outcome is revealed.
-    pub answer: Option<bool>,
+    /// `None` while waiting; `Some(p)` once revealed, `p` the prediction (`None`: skipped).
+    pub revealed: Option<Option<bool>>,
 }
 
 /// The UI's state: the session plus how the user is looking at it.
 pub struct App {
     session: Session,
+    lesson: Lesson,
     pub(crate) theme: Theme,
     selected: ClientId,
     step: usize,
@@ -72,17 +94,21 @@ pub struct App {
     overlay: Overlay,
     compare: bool,
     prediction: Option<Prediction>,
-    /// Beats whose question has been answered this run, so travelling back does not re-ask.
-    answered: BTreeSet<usize>,
+    /// Beats whose question was asked (answered or skipped) this run, so travel does not re-ask.
+    asked: BTreeSet<usize>,
     status: Option<String>,
     quit: bool,
+    /// Drawn for paper: no key hints, no play state.
+    handout: bool,
 }
 
 impl App {
     /// An app showing `session` at its current moment, paused.
     pub fn new(session: Session, theme: Theme) -> App {
+        let lesson = Lesson::of(&session);
         App {
             session,
+            lesson,
             theme,
             selected: ClientId::ALL[0],
             step: 1,
@@ -92,9 +118,10 @@ impl App {
             overlay: Overlay::None,
             compare: false,
             prediction: None,
-            answered: BTreeSet::new(),
+            asked: BTreeSet::new(),
             status: None,
             quit: false,
+            handout: false,
         }
     }
 
@@ -102,6 +129,14 @@ impl App {
 
     pub fn session(&self) -> &Session {
         &self.session
+    }
+
+    pub fn lesson(&self) -> &Lesson {
+        &self.lesson
+    }
+
+    pub fn theme(&self) -> &Theme {
+        &self.theme
     }
 
     pub fn selected(&self) -> ClientId {
@@ -128,8 +163,31 @@ impl App {
         self.compare
     }
 
-    pub fn prediction(&self) -> Option<&Prediction> {
-        self.prediction.as_ref()
+    pub fn prediction(&self) -> Option<Prediction> {
+        self.prediction
+    }
+
+    /// The key table in force.
+    pub fn mode(&self) -> Mode {
+        match self.overlay {
+            Overlay::Help { .. } => Mode::Help,
+            Overlay::Picker { .. } => Mode::Picker,
+            Overlay::None if self.waiting_for_answer() => Mode::Question,
+            Overlay::None => Mode::Main,
+        }
+    }
+
+    /// The key table beneath any overlay: what the help describes.
+    pub fn mode_beneath(&self) -> Mode {
+        if self.waiting_for_answer() {
+            Mode::Question
+        } else {
+            Mode::Main
+        }
+    }
+
+    fn waiting_for_answer(&self) -> bool {
+        self.prediction.is_some_and(|p| p.revealed.is_none())
     }
 
     /// A one-line note about the last thing the user did.
@@ -146,10 +204,39 @@ impl App {
         self.playing
     }
 
+    /// Whether a scripted lesson has played to its end.
+    pub fn at_end(&self) -> bool {
+        let scenario = self.session.scenario();
+        scenario.chaos.is_none() && self.session.now() >= scenario.end
+    }
+
+    /// Whether the storage is a student's (`--impl`): its rule is theirs, not a check to switch.
+    pub fn on_student_code(&self) -> bool {
+        self.session.world().judge() == Judge::External
+    }
+
+    /// The caption box's sentence now: the question, its reveal, or the lesson's caption.
+    pub fn caption(&self) -> Caption {
+        let run = RunView::of(&self.session);
+        match self.prediction {
+            Some(Prediction {
+                beat,
+                revealed: None,
+            }) => self.lesson.question(beat),
+            Some(Prediction {
+                beat,
+                revealed: Some(predicted),
+            }) if self.session.now() == self.session.scenario().beats[beat].at => {
+                self.lesson.reveal(run, beat, predicted)
+            }
+            _ => self.lesson.caption(run, self.session.now()),
+        }
+    }
+
     // ------------------------------------------------------------------ changing
 
     /// Travels to `t` (used by `frame` and tests as well as the keys); questions on the way are
-    /// treated as answered, since nobody is there to answer them.
+    /// treated as asked, since nobody is there to answer them.
     pub fn seek(&mut self, t: Ms) {
         self.session.seek(t);
         let passed = self
@@ -160,8 +247,18 @@ impl App {
             .enumerate()
             .filter(|(_, b)| b.ask.is_some() && b.at <= t)
             .map(|(i, _)| i);
-        self.answered.extend(passed);
+        self.asked.extend(passed);
         self.prediction = None;
+    }
+
+    /// Draws for paper (handouts, pages): no key hints, no play state.
+    pub fn set_handout(&mut self, on: bool) {
+        self.handout = on;
+    }
+
+    /// Whether it draws for paper.
+    pub fn handout(&self) -> bool {
+        self.handout
     }
 
     /// Shows or hides the compare view.
@@ -171,122 +268,102 @@ impl App {
 
     /// The only place state changes.
     pub fn update(&mut self, action: Action) {
-        match self.overlay {
-            Overlay::Help => {
-                if action == Action::Quit {
-                    self.quit = true;
-                }
-                if !matches!(action, Action::Tick(_)) {
-                    self.overlay = Overlay::None;
-                    return;
-                }
-            }
-            Overlay::Picker { cursor } => {
-                self.update_picker(action, cursor);
-                return;
-            }
-            Overlay::None => {}
-        }
         if !matches!(action, Action::Tick(_)) {
             self.status = None;
         }
-        // While a question waits, `n` means "no" and forward moves wait for an answer.
-        if self.prediction.as_ref().is_some_and(|p| p.answer.is_none()) {
-            match action {
-                Action::Answer(_)
-                | Action::StepBack
-                | Action::Quit
-                | Action::ToggleHelp
-                | Action::Restart
-                | Action::OpenPicker
-                | Action::Select(_) => {}
-                Action::NextMoment => return self.answer(false),
-                Action::Tick(_) => return,
-                Action::StepForward | Action::TogglePlay => {
-                    self.status = Some("Answer the question first: y for yes, n for no.".into());
-                    return;
+        match self.mode() {
+            Mode::Help => return self.update_help(action),
+            Mode::Picker => return self.update_picker(action),
+            Mode::Question => {
+                if let Some(done) = self.update_question(action) {
+                    return done;
                 }
-                _ => {}
             }
+            Mode::Main => {}
         }
         match action {
-            Action::StepForward => self.go_forward(self.session.now() + self.step_ms()),
-            Action::NextMoment => {
-                if let Some(t) = self.session.next_moment() {
-                    self.go_forward(t);
-                } else {
-                    self.status = Some("Nothing more is scheduled.".into());
+            Action::StepForward => {
+                if self.refuse_past_end() {
+                    return;
                 }
+                self.go_forward(self.session.now() + self.step_ms());
             }
+            Action::NextMoment => match self.session.next_moment() {
+                Some(t) => self.go_forward(t),
+                None => {
+                    self.status = Some(if self.at_end() {
+                        self.end_note()
+                    } else {
+                        "Nothing more is scheduled: → moves the clock on.".into()
+                    })
+                }
+            },
             Action::StepBack => {
-                let t = self.session.now().saturating_sub(self.step_ms());
+                let now = self.session.now();
+                if now == 0 {
+                    self.status = Some("Already at t = 0.0 s: there is nothing earlier.".into());
+                    return;
+                }
                 self.prediction = None;
-                self.session.seek(t);
+                self.session.seek(now.saturating_sub(self.step_ms()));
             }
             Action::TogglePlay => {
+                if !self.playing && self.at_end() {
+                    self.status = Some(self.end_note());
+                    return;
+                }
                 self.playing = !self.playing;
                 self.play_remainder = 0.0;
-                if self.playing && self.at_end() {
-                    self.status =
-                        Some("The lesson is over: r replays it, n keeps stepping.".into());
-                    self.playing = false;
+            }
+            Action::SmallerStep => {
+                if self.step == 0 {
+                    self.status = Some(format!(
+                        "The clock step is already the smallest, {} s.",
+                        fmt_seconds(STEPS[0])
+                    ));
                 }
+                self.step = self.step.saturating_sub(1);
             }
-            Action::SmallerStep => self.step = self.step.saturating_sub(1),
-            Action::LargerStep => self.step = (self.step + 1).min(STEPS.len() - 1),
-            Action::Faster => self.speed = (self.speed + 1).min(SPEEDS.len() - 1),
-            Action::Slower => self.speed = self.speed.saturating_sub(1),
-            Action::Select(client) => self.selected = client,
-            Action::InjectPause => {
-                let client = self.selected;
-                let c = &self.session.world().clients()[client.index()];
-                self.status = Some(if c.activity == crate::sim::Activity::Crashed {
-                    format!("{client} is down after a crash; a crashed process cannot pause.")
-                } else {
-                    let until = self.session.now() + self.session.scenario().injected_pause_ms();
-                    format!(
-                        "{client} freezes in a GC pause until {} s.",
-                        crate::sim::fmt_seconds(until)
-                    )
-                });
-                self.session.inject(InputKind::Pause { client });
-            }
-            Action::Crash => {
-                let client = self.selected;
-                let down = crate::sim::fmt_seconds(self.session.scenario().injected_down_ms());
-                self.status = Some(format!(
-                    "{client} crashes; it restarts in {down} s and must acquire again."
-                ));
-                self.session.inject(InputKind::Crash { client });
-            }
-            Action::ToggleFencing => {
-                let on = !self.session.world().fencing();
-                self.session.inject(InputKind::Fencing { on });
-                self.status = Some(if on {
-                    "Fencing is ON from now on: storage rejects older tokens.".into()
-                } else {
-                    "Fencing is OFF from now on: r replays the lesson without it.".into()
-                });
-            }
-            Action::CycleCheck => {
-                let current = self.session.world().fenced_check();
-                let i = FenceCheck::ALL
-                    .iter()
-                    .position(|&c| c == current)
-                    .unwrap_or(0);
-                let mut next = FenceCheck::ALL[(i + 1) % FenceCheck::ALL.len()];
-                if next == FenceCheck::Unchecked {
-                    // "No check" is what fencing off means; the cycle is over the real checks.
-                    next = FenceCheck::ALL[(i + 2) % FenceCheck::ALL.len()];
+            Action::LargerStep => {
+                if self.step + 1 == STEPS.len() {
+                    self.status = Some(format!(
+                        "The clock step is already the largest, {} s.",
+                        fmt_seconds(STEPS[STEPS.len() - 1])
+                    ));
                 }
-                self.session.inject(InputKind::Check(next));
+                self.step = (self.step + 1).min(STEPS.len() - 1);
+            }
+            Action::Faster => {
+                if self.speed + 1 == SPEEDS.len() {
+                    self.status = Some("Playback is already the fastest, 8x.".into());
+                }
+                self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
+            }
+            Action::Slower => {
+                if self.speed == 0 {
+                    self.status = Some("Playback is already the slowest, 0.25x.".into());
+                }
+                self.speed = self.speed.saturating_sub(1);
+            }
+            Action::Select(client) => {
+                self.selected = client;
                 self.status = Some(format!(
-                    "Storage check from now on: {} ({}).",
-                    next.name(),
-                    next.rule()
+                    "{client} selected: g pauses it, x crashes it, d delays its next write."
                 ));
             }
-            Action::ToggleCompare => self.compare = !self.compare,
+            Action::InjectPause => self.inject_pause(),
+            Action::Crash => self.inject_crash(),
+            Action::DelayWrite => self.inject_delay(),
+            Action::ToggleFencing => self.toggle_fencing(),
+            Action::CycleCheck => self.cycle_check(),
+            Action::ToggleCompare => {
+                self.compare = !self.compare;
+                self.status = Some(if self.compare {
+                    "Compare view: the same writes sent to a fenced and an unfenced storage.".into()
+                } else {
+                    "Compare view off: the lock and the clients' storage.".into()
+                });
+            }
             Action::Restart => {
                 self.session.restart();
                 self.start_over();
@@ -295,7 +372,7 @@ impl App {
                 } else {
                     "off"
                 };
-                self.status = Some(format!("Restarted from t = 0 with fencing {fencing}."));
+                self.status = Some(format!("Restarted from t = 0.0 s with fencing {fencing}."));
             }
             Action::OpenPicker => {
                 let current = &self.session.scenario().name;
@@ -305,16 +382,79 @@ impl App {
                 self.overlay = Overlay::Picker { cursor };
                 self.playing = false;
             }
-            Action::ToggleHelp => self.overlay = Overlay::Help,
-            Action::Answer(answer) => self.answer(answer),
+            Action::ToggleHelp => {
+                self.overlay = Overlay::Help { page: 0 };
+                self.playing = false;
+            }
+            Action::Answer(_) => {
+                self.status =
+                    Some("No question is waiting: the lesson asks one before its key write.".into())
+            }
+            Action::Skip => {}
             Action::Quit => self.quit = true,
             Action::Tick(real_ms) => self.play(real_ms),
-            Action::PickerUp | Action::PickerDown | Action::PickerChoose | Action::CloseOverlay => {
+            Action::Unbound(key) => {
+                self.status = Some(format!(
+                    "The key {} does nothing here; press ? for every key.",
+                    key_name(key)
+                ))
             }
+            Action::PickerUp
+            | Action::PickerDown
+            | Action::PickerChoose
+            | Action::HelpNext
+            | Action::HelpBack
+            | Action::CloseOverlay => {}
         }
     }
 
-    fn update_picker(&mut self, action: Action, cursor: usize) {
+    /// Keys while a question waits. `None`: the main table handles it.
+    fn update_question(&mut self, action: Action) -> Option<()> {
+        let prediction = self.prediction?;
+        match action {
+            Action::Answer(predicted) => self.reveal(prediction.beat, Some(predicted)),
+            Action::Skip | Action::NextMoment | Action::StepForward | Action::TogglePlay => {
+                self.reveal(prediction.beat, None)
+            }
+            Action::Tick(_) => {}
+            Action::StepBack
+            | Action::Quit
+            | Action::ToggleHelp
+            | Action::Restart
+            | Action::OpenPicker
+            | Action::Select(_) => return None,
+            _ => {
+                self.status =
+                    Some("The question waits: a accepted, b rejected, or n to skip it.".into())
+            }
+        }
+        Some(())
+    }
+
+    fn update_help(&mut self, action: Action) {
+        let Overlay::Help { page } = self.overlay else {
+            return;
+        };
+        self.overlay = match action {
+            Action::HelpNext => Overlay::Help {
+                page: (page + 1) % HELP_PAGES,
+            },
+            Action::HelpBack => Overlay::Help {
+                page: (page + HELP_PAGES - 1) % HELP_PAGES,
+            },
+            Action::Tick(_) => self.overlay,
+            Action::Quit => {
+                self.quit = true;
+                Overlay::None
+            }
+            _ => Overlay::None,
+        };
+    }
+
+    fn update_picker(&mut self, action: Action) {
+        let Overlay::Picker { cursor } = self.overlay else {
+            return;
+        };
         let count = Scenario::built_in_names().count();
         self.overlay = match action {
             Action::PickerUp => Overlay::Picker {
@@ -338,38 +478,151 @@ impl App {
         };
     }
 
+    fn refuse_past_end(&mut self) -> bool {
+        if self.at_end() {
+            self.status = Some(self.end_note());
+            return true;
+        }
+        false
+    }
+
+    fn end_note(&self) -> String {
+        let end = fmt_seconds(self.session.scenario().end);
+        if self.session.world().fencing() {
+            format!(
+                "The lesson ended at {end} s: f turns fencing off, r replays it, s picks another."
+            )
+        } else {
+            format!(
+                "The lesson ended at {end} s: f turns fencing on, r replays it, s picks another."
+            )
+        }
+    }
+
+    fn inject_pause(&mut self) {
+        let client = self.selected;
+        let world = self.session.world();
+        let c = world.client(client);
+        if c.is_down() {
+            self.status = Some(format!(
+                "{client} is down after a crash: a crashed process cannot pause."
+            ));
+            return;
+        }
+        let until = self.session.now() + self.session.scenario().injected_pause_ms();
+        let until = c.pause.map_or(until, |(_, u)| u.max(until));
+        self.status = Some(format!(
+            "{client} freezes in a GC pause until {} s.",
+            fmt_seconds(until)
+        ));
+        self.session.inject(InputKind::Pause { client });
+    }
+
+    fn inject_crash(&mut self) {
+        let client = self.selected;
+        let c = self.session.world().client(client);
+        if let Some(back) = c.restart_at.filter(|_| c.is_down()) {
+            self.status = Some(format!(
+                "{client} is already down; it restarts at {} s.",
+                fmt_seconds(back)
+            ));
+            return;
+        }
+        let back = self.session.now() + self.session.scenario().injected_down_ms();
+        self.status = Some(format!(
+            "{client} crashes; it restarts at {} s and must acquire again.",
+            fmt_seconds(back)
+        ));
+        self.session.inject(InputKind::Crash { client });
+    }
+
+    fn inject_delay(&mut self) {
+        let client = self.selected;
+        let c = self.session.world().client(client);
+        if c.is_down() {
+            self.status = Some(format!("{client} is down after a crash: it sends nothing."));
+            return;
+        }
+        let delay = fmt_seconds(self.session.scenario().injected_delay_ms());
+        self.status = Some(format!(
+            "The network will hold {client}'s next write for {delay} s."
+        ));
+        self.session.inject(InputKind::Delay { client });
+    }
+
+    fn toggle_fencing(&mut self) {
+        if self.on_student_code() {
+            self.status = Some(
+                "With --impl the storage is your FencedStorage: it checks tokens as your code does."
+                    .into(),
+            );
+            return;
+        }
+        let on = !self.session.world().fencing();
+        self.session.inject(crate::sim::InputKind::Fencing { on });
+        self.status = Some(if on {
+            "Fencing is ON from now on: the storage checks tokens again.".into()
+        } else {
+            "Fencing is OFF from now on: r replays the lesson without it.".into()
+        });
+    }
+
+    fn cycle_check(&mut self) {
+        if self.on_student_code() {
+            self.status =
+                Some("With --impl the storage's rule is the one your code implements.".into());
+            return;
+        }
+        let current = self.session.world().fenced_check();
+        let next = match current {
+            FenceCheck::PerKey => FenceCheck::Strict,
+            FenceCheck::Strict => FenceCheck::Global,
+            FenceCheck::Global | FenceCheck::Unchecked => FenceCheck::PerKey,
+        };
+        self.session.inject(InputKind::Check(next));
+        let when = if self.session.world().fencing() {
+            "from now on"
+        } else {
+            "once fencing is on (f)"
+        };
+        self.status = Some(format!(
+            "Storage check {when}: {} ({}).",
+            next.name(),
+            next.rule()
+        ));
+    }
+
     fn load(&mut self, name: &str) {
         let Some(scenario) = Scenario::built_in(name) else {
             return;
         };
-        let fencing = self.session.world().fencing();
-        let check = self.session.world().fenced_check();
-        let seed = scenario.seed;
-        self.session = Session::new(Arc::new(scenario), seed, fencing, check);
+        let world = self.session.world();
+        let setup = Setup::new(Arc::new(scenario))
+            .fencing(world.fencing())
+            .check(world.fenced_check())
+            .backend(self.session.setup().backend.clone());
+        self.session = Session::new(setup);
+        self.lesson = Lesson::of(&self.session);
         self.start_over();
-        self.status = Some(format!("Loaded {name}. n steps through it."));
+        self.status = Some(format!("Loaded {name}: n steps through it."));
     }
 
-    /// The lesson begins again: no question pending or answered, not playing.
+    /// The lesson begins again: no question pending or asked, not playing.
     fn start_over(&mut self) {
         self.prediction = None;
-        self.answered.clear();
+        self.asked.clear();
         self.playing = false;
     }
 
-    fn at_end(&self) -> bool {
-        let scenario = self.session.scenario();
-        scenario.chaos.is_none() && self.session.now() >= scenario.end
-    }
-
-    /// Moves forward to `t`, but stops before a beat that asks a question not yet answered: at
-    /// the last moment something happens before it, so the class has seen everything leading up.
+    /// Moves forward to `t`, but stops before a beat that asks a question not yet asked: at the
+    /// last moment something happens before it, so the class has seen everything leading up.
     fn go_forward(&mut self, t: Ms) {
         let now = self.session.now();
         let scenario = self.session.scenario().clone();
-        let asking = scenario.beats.iter().enumerate().find(|(i, b)| {
-            b.ask.is_some() && b.at > now && b.at <= t && !self.answered.contains(i)
-        });
+        let asking =
+            scenario.beats.iter().enumerate().find(|(i, b)| {
+                b.ask.is_some() && b.at > now && b.at <= t && !self.asked.contains(i)
+            });
         let Some((beat, asked)) = asking else {
             self.prediction = None;
             self.session.seek(t);
@@ -378,20 +631,26 @@ impl App {
         while let Some(moment) = self.session.next_moment().filter(|&m| m < asked.at) {
             self.session.seek(moment);
         }
-        self.prediction = Some(Prediction { beat, answer: None });
-        self.playing = false;
+        self.asked.insert(beat);
+        if self.lesson.question_applies(self.session.world(), beat) {
+            self.prediction = Some(Prediction {
+                beat,
+                revealed: None,
+            });
+            self.playing = false;
+        } else {
+            // What the question asks about will not happen as written: no question, and the
+            // caption says what happens instead.
+            self.prediction = None;
+            self.session.seek(t);
+        }
     }
 
-    fn answer(&mut self, answer: bool) {
-        let Some(prediction) = self.prediction.as_mut() else {
-            return;
-        };
-        if prediction.answer.is_some() {
-            return;
-        }
-        prediction.answer = Some(answer);
-        let beat = prediction.beat;
-        self.answered.insert(beat);
+    fn reveal(&mut self, beat: usize, predicted: Option<bool>) {
+        self.prediction = Some(Prediction {
+            beat,
+            revealed: Some(predicted),
+        });
         let at = self.session.scenario().beats[beat].at;
         self.session.seek(at);
     }
@@ -410,5 +669,14 @@ impl App {
             self.playing = false;
         }
         self.go_forward(target);
+    }
+}
+
+/// A key as the status line names it.
+fn key_name(key: char) -> String {
+    match key {
+        ' ' => "space".into(),
+        c if c.is_control() => format!("U+{:04X}", c as u32),
+        c => format!("'{c}'"),
     }
 }

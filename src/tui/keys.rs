@@ -1,227 +1,340 @@
-//! One key table: it dispatches keys, fills the footer's hints and the `?` overlay, so the three
-//! cannot drift apart.
+//! One key table per mode, as data: each dispatches the keys, fills the footer's hints and the
+//! help overlay, so the three cannot drift apart. Key labels are rendered from the key codes.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::app::{Action, Overlay};
+use super::app::{Action, Mode};
 use crate::sim::ClientId;
 
-/// One row of the key table.
+/// One row of a key table.
 pub struct Binding {
-    /// The keys as the help overlay shows them.
-    pub keys: &'static str,
-    /// What they do.
+    /// The keys that trigger it.
+    pub codes: &'static [KeyCode],
+    pub action: Action,
+    /// What it does, for the help; empty: it shares the row above (`[` and `]`).
     pub label: &'static str,
     /// A short form for the footer, if the binding earns a place there.
     pub hint: Option<&'static str>,
-    /// The key codes that trigger it.
-    pub codes: &'static [KeyCode],
-    pub action: Action,
+    /// The footer keeps hints of lower order longer when the screen is narrow.
+    pub order: u8,
 }
 
 const fn bind(
-    keys: &'static str,
-    label: &'static str,
-    hint: Option<&'static str>,
     codes: &'static [KeyCode],
     action: Action,
+    label: &'static str,
+    hint: Option<&'static str>,
+    order: u8,
 ) -> Binding {
     Binding {
-        keys,
-        label,
-        hint,
         codes,
         action,
+        label,
+        hint,
+        order,
     }
 }
 
-/// Every key of the main view, in help order.
-pub const KEYMAP: &[Binding] = &[
+use KeyCode::{BackTab, Char, Down, Enter, Esc, Left, Right, Tab, Up};
+
+/// The main view's keys, in help order.
+pub const MAIN: &[Binding] = &[
     bind(
-        "n Enter",
+        &[Char('n'), Enter],
+        Action::NextMoment,
         "next event or lesson beat",
         Some("next"),
-        &[KeyCode::Char('n'), KeyCode::Enter],
-        Action::NextMoment,
+        0,
     ),
     bind(
-        "→ l",
+        &[Right, Char('l')],
+        Action::StepForward,
         "advance the clock one step",
         Some("step"),
-        &[KeyCode::Right, KeyCode::Char('l')],
-        Action::StepForward,
+        4,
     ),
     bind(
-        "← h",
-        "step back (nothing is lost)",
-        Some("back"),
-        &[KeyCode::Left, KeyCode::Char('h')],
+        &[Left, Char('h')],
         Action::StepBack,
+        "step back in time (nothing is lost)",
+        Some("back"),
+        5,
     ),
     bind(
-        "space",
+        &[Char(' ')],
+        Action::TogglePlay,
         "play / pause",
         Some("play"),
-        &[KeyCode::Char(' ')],
-        Action::TogglePlay,
+        6,
     ),
     bind(
-        "[ ]",
+        &[Char('[')],
+        Action::SmallerStep,
         "smaller / larger clock step",
         None,
-        &[KeyCode::Char('[')],
-        Action::SmallerStep,
+        20,
     ),
-    bind("", "", None, &[KeyCode::Char(']')], Action::LargerStep),
+    bind(&[Char(']')], Action::LargerStep, "", None, 20),
     bind(
-        "+ -",
+        &[Char('+'), Char('=')],
+        Action::Faster,
         "faster / slower playback",
         None,
-        &[KeyCode::Char('+'), KeyCode::Char('=')],
-        Action::Faster,
+        20,
     ),
+    bind(&[Char('-'), Char('_')], Action::Slower, "", None, 20),
     bind(
-        "",
-        "",
-        None,
-        &[KeyCode::Char('-'), KeyCode::Char('_')],
-        Action::Slower,
-    ),
-    bind(
-        "1 2 3",
-        "select a client",
-        None,
-        &[KeyCode::Char('1')],
+        &[Char('1')],
         Action::Select(ClientId::ALL[0]),
-    ),
-    bind(
-        "",
-        "",
+        "select a client (▸ marks it)",
         None,
-        &[KeyCode::Char('2')],
-        Action::Select(ClientId::ALL[1]),
+        20,
     ),
+    bind(&[Char('2')], Action::Select(ClientId::ALL[1]), "", None, 20),
+    bind(&[Char('3')], Action::Select(ClientId::ALL[2]), "", None, 20),
     bind(
-        "",
-        "",
-        None,
-        &[KeyCode::Char('3')],
-        Action::Select(ClientId::ALL[2]),
-    ),
-    bind(
-        "g",
-        "GC pause the selected client",
-        Some("GC"),
-        &[KeyCode::Char('g')],
+        &[Char('g')],
         Action::InjectPause,
+        "GC-pause the selected client",
+        Some("GC"),
+        7,
     ),
     bind(
-        "x",
-        "crash it (it restarts later)",
-        Some("crash"),
-        &[KeyCode::Char('x')],
+        &[Char('x')],
         Action::Crash,
+        "crash it (it restarts 3 s later)",
+        Some("crash"),
+        9,
     ),
     bind(
-        "f",
-        "fencing on/off from now on",
-        Some("fencing"),
-        &[KeyCode::Char('f')],
+        &[Char('d')],
+        Action::DelayWrite,
+        "delay its next write in the network",
+        Some("delay"),
+        10,
+    ),
+    bind(
+        &[Char('f')],
         Action::ToggleFencing,
+        "fencing on / off from now on",
+        Some("fencing"),
+        3,
     ),
     bind(
-        "v",
-        "cycle check: why >=, why per key",
-        None,
-        &[KeyCode::Char('v')],
+        &[Char('v')],
         Action::CycleCheck,
+        "storage check: per-key, strict, global",
+        Some("check"),
+        11,
     ),
     bind(
-        "c",
-        "compare fenced and unfenced",
-        None,
-        &[KeyCode::Char('c')],
+        &[Char('c')],
         Action::ToggleCompare,
+        "compare fenced and unfenced storage",
+        Some("compare"),
+        12,
     ),
     bind(
-        "r",
-        "restart (same seed, fencing kept)",
-        None,
-        &[KeyCode::Char('r')],
+        &[Char('r')],
         Action::Restart,
+        "restart (same seed, fencing kept)",
+        Some("restart"),
+        8,
     ),
     bind(
-        "s",
-        "choose a scenario",
-        None,
-        &[KeyCode::Char('s')],
+        &[Char('s')],
         Action::OpenPicker,
+        "choose a scenario",
+        Some("lessons"),
+        13,
     ),
     bind(
-        "y n",
-        "answer the lesson's question",
-        None,
-        &[KeyCode::Char('y')],
-        Action::Answer(true),
-    ),
-    bind(
-        "?",
-        "this help",
-        Some("help"),
-        &[KeyCode::Char('?')],
+        &[Char('?')],
         Action::ToggleHelp,
+        "help: keys, marks, real systems",
+        Some("help"),
+        1,
     ),
     bind(
-        "q Esc",
+        &[Char('q'), Esc],
+        Action::Quit,
         "quit (Ctrl-C too)",
         Some("quit"),
-        &[KeyCode::Char('q'), KeyCode::Esc],
-        Action::Quit,
+        2,
     ),
 ];
 
-/// The action a key press asks for, given what covers the main view.
-pub fn action_for(key: KeyEvent, overlay: Overlay) -> Option<Action> {
+/// While a lesson question waits for a prediction.
+pub const QUESTION: &[Binding] = &[
+    bind(
+        &[Char('a')],
+        Action::Answer(true),
+        "predict: the storage accepts the write",
+        Some("accepted"),
+        0,
+    ),
+    bind(
+        &[Char('b')],
+        Action::Answer(false),
+        "predict: the storage rejects the write",
+        Some("rejected"),
+        0,
+    ),
+    bind(
+        &[Char('n'), Enter],
+        Action::Skip,
+        "reveal the answer without predicting",
+        Some("skip"),
+        1,
+    ),
+    bind(&[Right, Char('l'), Char(' ')], Action::Skip, "", None, 1),
+    bind(
+        &[Left, Char('h')],
+        Action::StepBack,
+        "step back (the question goes away)",
+        Some("back"),
+        3,
+    ),
+    bind(
+        &[Char('r')],
+        Action::Restart,
+        "restart the lesson",
+        None,
+        20,
+    ),
+    bind(
+        &[Char('s')],
+        Action::OpenPicker,
+        "choose a scenario",
+        None,
+        20,
+    ),
+    bind(&[Char('?')], Action::ToggleHelp, "help", Some("help"), 4),
+    bind(
+        &[Char('q'), Esc],
+        Action::Quit,
+        "quit (Ctrl-C too)",
+        Some("quit"),
+        2,
+    ),
+];
+
+/// While the help overlay is open; any other key closes it.
+pub const HELP: &[Binding] = &[
+    bind(
+        &[Right, Tab, Char('l')],
+        Action::HelpNext,
+        "next page",
+        Some("next page"),
+        0,
+    ),
+    bind(
+        &[Left, BackTab, Char('h')],
+        Action::HelpBack,
+        "previous page",
+        Some("previous"),
+        1,
+    ),
+    bind(&[Char('q')], Action::Quit, "quit", Some("quit"), 2),
+];
+
+/// While the scenario picker is open.
+pub const PICKER: &[Binding] = &[
+    bind(
+        &[Up, Char('k')],
+        Action::PickerUp,
+        "previous scenario",
+        Some("up"),
+        0,
+    ),
+    bind(
+        &[Down, Char('j'), Tab],
+        Action::PickerDown,
+        "next scenario",
+        Some("down"),
+        0,
+    ),
+    bind(
+        &[Enter, Char(' ')],
+        Action::PickerChoose,
+        "load it",
+        Some("load"),
+        0,
+    ),
+    bind(
+        &[Esc, Char('s')],
+        Action::CloseOverlay,
+        "cancel",
+        Some("cancel"),
+        1,
+    ),
+    bind(&[Char('q')], Action::Quit, "quit", Some("quit"), 2),
+];
+
+/// The key table of `mode`.
+pub fn keymap(mode: Mode) -> &'static [Binding] {
+    match mode {
+        Mode::Main => MAIN,
+        Mode::Question => QUESTION,
+        Mode::Help => HELP,
+        Mode::Picker => PICKER,
+    }
+}
+
+/// The action a key press asks for in `mode`.
+pub fn action_for(key: KeyEvent, mode: Mode) -> Option<Action> {
     if key.modifiers.contains(KeyModifiers::CONTROL) {
-        return matches!(key.code, KeyCode::Char('c') | KeyCode::Char('d')).then_some(Action::Quit);
+        return matches!(key.code, Char('c') | Char('d')).then_some(Action::Quit);
     }
-    match overlay {
-        Overlay::None => {}
-        Overlay::Help => {
-            return Some(match key.code {
-                KeyCode::Char('q') => Action::Quit,
-                _ => Action::CloseOverlay,
-            })
-        }
-        Overlay::Picker { .. } => {
-            return match key.code {
-                KeyCode::Up | KeyCode::Char('k') => Some(Action::PickerUp),
-                KeyCode::Down | KeyCode::Char('j') | KeyCode::Tab => Some(Action::PickerDown),
-                KeyCode::Enter | KeyCode::Char(' ') => Some(Action::PickerChoose),
-                KeyCode::Char('q') => Some(Action::Quit),
-                KeyCode::Esc | KeyCode::Char('s') => Some(Action::CloseOverlay),
-                _ => None,
-            }
-        }
-    }
-    KEYMAP
+    let found = keymap(mode)
         .iter()
         .find(|b| b.codes.contains(&key.code))
-        .map(|b| b.action)
+        .map(|b| b.action);
+    match (found, mode, key.code) {
+        (Some(action), _, _) => Some(action),
+        (None, Mode::Help, _) => Some(Action::CloseOverlay),
+        (None, Mode::Main | Mode::Question, Char(c)) => Some(Action::Unbound(c)),
+        (None, _, _) => None,
+    }
 }
 
-/// The footer's hints: "key label" pairs from the table.
-pub fn hints() -> impl Iterator<Item = (&'static str, &'static str)> {
-    KEYMAP.iter().filter_map(|b| {
-        b.hint
-            .map(|hint| (b.keys.split(' ').next().unwrap_or(b.keys), hint))
-    })
+/// A key as the footer and help show it.
+pub fn key_label(code: KeyCode) -> String {
+    match code {
+        Char(' ') => "space".into(),
+        Char(c) => c.to_string(),
+        Enter => "Enter".into(),
+        Esc => "Esc".into(),
+        Left => "←".into(),
+        Right => "→".into(),
+        Up => "↑".into(),
+        Down => "↓".into(),
+        Tab => "Tab".into(),
+        BackTab => "S-Tab".into(),
+        other => format!("{other:?}"),
+    }
 }
 
-/// The help overlay's rows: bindings that have a label (continuation rows share the one above).
-pub fn help_rows() -> impl Iterator<Item = (&'static str, &'static str)> {
-    KEYMAP
+/// The footer's hints of `mode`: (key, hint, order), in table order.
+pub fn hints(mode: Mode) -> Vec<(String, &'static str, u8)> {
+    keymap(mode)
         .iter()
-        .filter(|b| !b.label.is_empty())
-        .map(|b| (b.keys, b.label))
+        .filter_map(|b| b.hint.map(|hint| (key_label(b.codes[0]), hint, b.order)))
+        .collect()
+}
+
+/// The help's rows of `mode`: every key of a row (continuation rows share the one above) and
+/// what it does.
+pub fn help_rows(mode: Mode) -> Vec<(String, &'static str)> {
+    let mut rows: Vec<(Vec<String>, &'static str)> = Vec::new();
+    for binding in keymap(mode) {
+        let keys = binding.codes.iter().map(|&c| key_label(c));
+        match rows.last_mut() {
+            Some(row) if binding.label.is_empty() => row.0.extend(keys),
+            _ => rows.push((keys.collect(), binding.label)),
+        }
+    }
+    rows.into_iter()
+        .map(|(keys, label)| (keys.join(" "), label))
+        .collect()
 }

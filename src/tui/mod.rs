@@ -1,16 +1,27 @@
-//! The terminal UI: the model (`App`), the key table, the view and the terminal loop.
+//! The terminal UI: the model (`App`), the key tables, the frame's data, the view and the
+//! terminal loop. The UI draws; it decides nothing (the lesson's meaning comes from `sim`).
+//! Its modules are layered one way, each using only those above it (a test keeps it so):
+//!
+//! 1. [`theme`]: styles by role.
+//! 2. [`app`]: the model; `update` is the only place state changes.
+//! 3. [`keys`]: one key table per mode, feeding dispatch, footer and help.
+//! 4. [`frame`]: a frame's data, derived once from the app.
+//! 5. [`view`]: widgets that lay the frame's data out.
+//! 6. [`terminal`]: the loop, the signals and the terminal's modes.
 
 mod app;
+mod frame;
 mod keys;
-pub mod recording;
 mod terminal;
 mod theme;
 mod view;
 
-pub use app::{Action, App, Overlay, Prediction, SPEEDS, STEPS};
-pub use keys::{action_for, help_rows, hints, Binding, KEYMAP};
-pub use terminal::run_terminal;
+pub use app::{Action, App, Mode, Overlay, Prediction, HELP_PAGES, SPEEDS, STEPS};
+pub use frame::{duration, FrameData, HEADER_PRIORITY};
+pub use keys::{action_for, help_rows, hints, key_label, keymap, Binding};
+pub use terminal::{clamped, report_save, run_terminal};
 pub use theme::{Role, Theme};
 pub use view::{
-    belief_and_truth, buffer_text, draw, render_text, Window, LEGEND, MIN_HEIGHT, MIN_WIDTH,
+    buffer_text, clip, draw, heights, help_pages, lane_span, render_buffer, render_text, wrap,
+    Heights, Window, LEGEND, MAX_HEIGHT, MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH,
 };

@@ -1,75 +1,179 @@
 //! The terminal loop: draw, then sleep until a key, a resize or (only while playing) a tick.
-//! The terminal is restored on quit, on panic (ratatui's hook) and on SIGTERM, SIGHUP, SIGINT.
+//!
+//! The terminal is restored on quit, on panic, and on SIGTERM, SIGHUP, SIGINT and SIGQUIT; Ctrl-Z
+//! and SIGTSTP suspend like a shell job should (the screen is given back, then redrawn whole on
+//! SIGCONT). The drawn area is clamped to [`MAX_WIDTH`] x [`MAX_HEIGHT`], so a hostile terminal
+//! size never makes the UI allocate without bound.
 
-use std::io;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crossterm::event::{self, Event};
-use ratatui::DefaultTerminal;
+use crossterm::event::{self, Event, KeyCode, KeyModifiers};
+use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
+use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use super::app::{Action, App};
 use super::keys::action_for;
-use super::view;
+use super::view::{self, MAX_HEIGHT, MAX_WIDTH};
 
 /// How often playback advances while playing.
 const TICK: Duration = Duration::from_millis(50);
 
-/// Runs the UI until the user quits; returns the app so its session can be saved.
-pub fn run_terminal(mut app: App) -> io::Result<App> {
-    watch_signals()?;
-    // ratatui's hook (installed by try_init) restores raw mode and the screen, then calls this
-    // one, which shows the cursor again before the panic message is printed.
+/// The most events handled before the screen is drawn again: a burst of keys (a paste, a held
+/// key) is coalesced into few redraws, and `q` in it is reached at once.
+const BURST: usize = 4096;
+
+/// How long the drain waits for the next event of a burst. crossterm's `/dev/tty` source (the
+/// `use-dev-tty` feature, level-triggered) answers a zero-timeout poll without looking at the
+/// events it has already parsed, so a zero timeout would draw once per key; its default mio
+/// source is edge-triggered and reads one 1 KiB chunk per wake-up, stranding the rest of a
+/// burst until the next key arrives.
+const DRAIN: Duration = Duration::from_millis(1);
+
+type Screen = Terminal<CrosstermBackend<io::Stdout>>;
+
+/// What the signal thread may need of the session: its recording, kept current by the loop.
+#[derive(Clone, Default)]
+pub struct Shared {
+    /// The session as recording JSON, and where to save it, when recording.
+    pub recording: Arc<Mutex<Option<(crate::sim::recording::SavePath, String)>>>,
+    /// Set by the signal thread after SIGCONT: the next frame clears and redraws everything.
+    redraw_all: Arc<AtomicBool>,
+}
+
+/// Runs the UI until the user quits; returns the app so its session can be saved. With
+/// `record`, the session is kept saveable so a SIGTERM or SIGHUP saves it too.
+pub fn run_terminal(
+    mut app: App,
+    record: Option<crate::sim::recording::SavePath>,
+) -> io::Result<App> {
+    let shared = Shared::default();
+    if let Some(path) = &record {
+        *lock(&shared.recording) =
+            Some((path.clone(), crate::sim::recording::to_json(app.session())));
+    }
+    watch_signals(shared.clone())?;
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        show_cursor();
+        restore();
         report(info);
     }));
-    let mut terminal = ratatui::try_init()?;
+    enter()?;
+    let mut screen = Terminal::with_options(
+        CrosstermBackend::new(io::stdout()),
+        TerminalOptions {
+            viewport: Viewport::Fixed(clamped(terminal::size().unwrap_or((80, 24)))),
+        },
+    )?;
     // crossterm installs its SIGWINCH handler when its event source first runs; do that before
     // the first frame, or a resize right after start-up is lost.
-    let result = event::poll(Duration::ZERO).and_then(|_| event_loop(&mut terminal, &mut app));
+    let result = event::poll(Duration::ZERO)
+        .and_then(|_| event_loop(&mut screen, &mut app, &shared, record.is_some()));
     restore();
     result.map(|()| app)
 }
 
-/// Puts the terminal back as it was: cooked mode, main screen, cursor shown.
-fn restore() {
-    ratatui::restore();
-    show_cursor();
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn show_cursor() {
-    use std::io::Write;
+/// The area drawn for a terminal of `(columns, rows)`: at least 1x1, at most the maximum.
+pub fn clamped((w, h): (u16, u16)) -> Rect {
+    Rect::new(0, 0, w.clamp(1, MAX_WIDTH), h.clamp(1, MAX_HEIGHT))
+}
+
+/// Raw mode, the alternate screen, the cursor hidden.
+fn enter() -> io::Result<()> {
+    terminal::enable_raw_mode()?;
     let mut out = io::stdout();
-    let _ = crossterm::execute!(out, crossterm::cursor::Show);
+    crossterm::execute!(out, EnterAlternateScreen, crossterm::cursor::Hide)?;
+    out.flush()
+}
+
+/// Puts the terminal back as it was: cooked mode, main screen, cursor shown.
+fn restore() {
+    let _ = terminal::disable_raw_mode();
+    let mut out = io::stdout();
+    let _ = crossterm::execute!(out, LeaveAlternateScreen, crossterm::cursor::Show);
     let _ = out.flush();
 }
 
+/// Gives the terminal back and stops the process like a shell job; on SIGCONT takes it again.
+fn suspend() {
+    restore();
+    let _ = signal_hook::low_level::raise(signal_hook::consts::SIGSTOP);
+}
+
 /// Raw mode swallows Ctrl-C as a key, but a `kill` still arrives as a signal: put the terminal
-/// back before leaving, whichever thread is drawing.
-fn watch_signals() -> io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
+/// back (saving the recording first) before leaving, whichever thread is drawing. SIGTSTP
+/// suspends; SIGCONT takes the terminal again and asks for a full redraw (by a SIGWINCH, which
+/// wakes the loop through crossterm's own resize handling).
+fn watch_signals(shared: Shared) -> io::Result<()> {
+    use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGWINCH};
+    let mut signals =
+        signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGCONT])?;
     std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
-            if let Some(signal) = signals.forever().next() {
-                restore();
-                std::process::exit(128 + signal);
+            for signal in signals.forever() {
+                match signal {
+                    SIGTSTP => suspend(),
+                    SIGCONT => {
+                        let _ = enter();
+                        shared.redraw_all.store(true, Ordering::SeqCst);
+                        let _ = signal_hook::low_level::raise(SIGWINCH);
+                    }
+                    _ => {
+                        let saved = lock(&shared.recording).take();
+                        restore();
+                        if let Some((path, json)) = saved {
+                            report_save(path.save_json(&json), &path);
+                        }
+                        std::process::exit(128 + signal);
+                    }
+                }
             }
         })?;
     Ok(())
 }
 
-fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> io::Result<()> {
+/// Tells the user where the recording went (or why it did not), on stderr.
+pub fn report_save(result: Result<(), String>, path: &crate::sim::recording::SavePath) {
+    let message = match result {
+        Ok(()) => format!(
+            "fencing-lab: session saved to {}\n",
+            crate::sim::text::printable(&path.path().display().to_string())
+        ),
+        Err(e) => format!("fencing-lab: {e}\n"),
+    };
+    let _ = io::stderr().write_all(message.as_bytes());
+}
+
+fn event_loop(
+    screen: &mut Screen,
+    app: &mut App,
+    shared: &Shared,
+    recording: bool,
+) -> io::Result<()> {
     let mut dirty = true;
     let mut last_tick = Instant::now();
     while !app.should_quit() {
+        if shared.redraw_all.swap(false, Ordering::SeqCst) {
+            redraw_all(screen)?;
+            dirty = true;
+        }
         if dirty {
-            terminal.draw(|frame| view::draw(frame, app))?;
+            screen.draw(|frame| view::draw(frame, app))?;
             dirty = false;
         }
-        let event = if app.wants_ticks() {
+        // Paused: block until something happens (no polling, no CPU). Playing: wake for ticks.
+        let first = if app.wants_ticks() {
             let wait = TICK.saturating_sub(last_tick.elapsed());
             if event::poll(wait)? {
                 Some(event::read()?)
@@ -77,25 +181,20 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> io::Result<()> {
                 None
             }
         } else {
-            // Paused: block until something happens. No polling, no CPU.
             Some(event::read()?)
         };
-        match event {
-            Some(Event::Resize(..)) => dirty = true,
-            Some(event) => {
-                if let Some(action) = event
-                    .as_key_press_event()
-                    .and_then(|key| action_for(key, app.overlay()))
-                {
-                    let was_playing = app.is_playing();
-                    app.update(action);
-                    if app.is_playing() && !was_playing {
-                        last_tick = Instant::now();
-                    }
-                    dirty = true;
-                }
+        // Handle every event already waiting before drawing again: a burst is one redraw.
+        let mut next = first;
+        let mut handled = 0;
+        while let Some(event) = next.take() {
+            handled += 1;
+            dirty |= handle(event, app, screen, &mut last_tick)?;
+            if app.should_quit() || handled >= BURST {
+                break;
             }
-            None => {}
+            if event::poll(DRAIN)? {
+                next = Some(event::read()?);
+            }
         }
         if app.wants_ticks() && last_tick.elapsed() >= TICK {
             let elapsed = last_tick.elapsed();
@@ -103,6 +202,53 @@ fn event_loop(terminal: &mut DefaultTerminal, app: &mut App) -> io::Result<()> {
             app.update(Action::Tick(elapsed.as_millis() as u64));
             dirty = true;
         }
+        if recording && dirty {
+            let mut slot = lock(&shared.recording);
+            if let Some((_, json)) = slot.as_mut() {
+                *json = crate::sim::recording::to_json(app.session());
+            }
+        }
     }
     Ok(())
+}
+
+/// Forgets what is on screen so the next frame draws every cell, at the terminal's size now.
+/// (`Terminal::clear` would ask the terminal for the cursor position, which a terminal that
+/// does not answer turns into a two-second stall and an error.)
+fn redraw_all(screen: &mut Screen) -> io::Result<()> {
+    screen.resize(clamped(terminal::size().unwrap_or((80, 24))))
+}
+
+/// One terminal event; whether the screen needs drawing again.
+fn handle(
+    event: Event,
+    app: &mut App,
+    screen: &mut Screen,
+    last_tick: &mut Instant,
+) -> io::Result<bool> {
+    match event {
+        Event::Resize(w, h) => {
+            screen.resize(clamped((w, h)))?;
+            Ok(true)
+        }
+        Event::Key(key) if key.is_press() => {
+            if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('z') {
+                suspend();
+                // Back after SIGCONT (the signal thread re-entered raw mode): redraw it all.
+                enter()?;
+                redraw_all(screen)?;
+                return Ok(true);
+            }
+            let Some(action) = action_for(key, app.mode()) else {
+                return Ok(false);
+            };
+            let was_playing = app.is_playing();
+            app.update(action);
+            if app.is_playing() && !was_playing {
+                *last_tick = Instant::now();
+            }
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
 }

@@ -1,32 +1,74 @@
-//! The view: a pure function of the app's state onto a frame.
+//! The view: a pure function of a frame's data onto a buffer. Each widget owns its layout and
+//! nothing else.
 
+mod fit;
+mod header;
 mod overlays;
 mod panels;
 mod text;
 mod timeline;
 
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::Widget;
 use ratatui::Frame;
 
 use super::app::{App, Overlay};
-use crate::FenceCheck;
+use super::frame::FrameData;
 
-pub use timeline::{belief_and_truth, Window, LEGEND};
+pub use fit::{clip, wrap};
+pub use overlays::help_pages;
+pub use timeline::{lane_span, Window, LEGEND};
 
 /// The smallest screen the full layout fits.
 pub const MIN_WIDTH: u16 = 70;
 /// The smallest screen the full layout fits.
 pub const MIN_HEIGHT: u16 = 20;
+/// The largest screen drawn: a bigger terminal gets this much, top left, so a hostile size never
+/// makes the UI allocate without bound.
+pub const MAX_WIDTH: u16 = 500;
+/// See [`MAX_WIDTH`].
+pub const MAX_HEIGHT: u16 = 200;
 
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
-    let buf = frame.buffer_mut();
-    draw_area(area, buf, app);
+    draw_area(area, frame.buffer_mut(), app);
 }
 
-fn draw_area(area: Rect, buf: &mut ratatui::buffer::Buffer, app: &App) {
-    use ratatui::widgets::Widget;
+/// How tall each part of the screen is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Heights {
+    pub timeline: u16,
+    pub panels: u16,
+    pub caption: u16,
+    pub log: u16,
+}
+
+/// Splits `height` rows: header 2 and footer 1; the timeline what its lanes need; the panels
+/// what their lines need; the caption what its text needs (at least 2 lines); the event log the
+/// rest (hidden below 3 rows).
+pub fn heights(data: &FrameData, width: u16, height: u16) -> Heights {
+    let lanes = 1 + data.timeline.clients.len() + data.timeline.locks.len();
+    let network = u16::from(!data.timeline.flights.is_empty());
+    let timeline = 2 + lanes as u16 + network;
+    let lock_lines = panels::lock_lines(&data.lock_panel) as u16;
+    let spare = height.saturating_sub(MIN_HEIGHT);
+    let panels = (2 + lock_lines.max(4)).max(6) + (spare.saturating_sub(6) / 4).min(4);
+    let inner = width.saturating_sub(2) as usize;
+    let caption_lines = text::caption_lines(&data.caption, inner) as u16;
+    let rest = height.saturating_sub(3 + timeline + panels);
+    let caption = (2 + caption_lines.clamp(2, 5)).min(rest.max(4));
+    let log = rest.saturating_sub(caption);
+    Heights {
+        timeline,
+        panels,
+        caption,
+        log: if log >= 3 { log } else { 0 },
+    }
+}
+
+fn draw_area(area: Rect, buf: &mut Buffer, app: &App) {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         overlays::TooSmall {
             width: area.width,
@@ -37,64 +79,87 @@ fn draw_area(area: Rect, buf: &mut ratatui::buffer::Buffer, app: &App) {
         .render(area, buf);
         return;
     }
-    let spare = area.height - MIN_HEIGHT;
-    let timeline_h = 7 + u16::from(spare >= 6);
-    let panels_h = 6 + (spare.saturating_sub(6) / 4).min(4);
+    let data = FrameData::of(app);
+    let theme = app.theme();
+    let h = heights(&data, area.width, area.height);
     let [header, timeline, panels, caption, log, footer] = Layout::vertical([
         Constraint::Length(2),
-        Constraint::Length(timeline_h),
-        Constraint::Length(panels_h),
-        Constraint::Length(4),
-        Constraint::Min(0),
-        Constraint::Length(1),
+        Constraint::Length(h.timeline),
+        Constraint::Length(h.panels),
+        Constraint::Length(h.caption),
+        Constraint::Length(h.log),
+        Constraint::Min(1),
     ])
     .areas(area);
 
-    let world = app.session().world();
-    let theme = &app.theme;
-    text::Header { app }.render(header, buf);
+    header::Header {
+        data: &data.header,
+        theme,
+    }
+    .render(header, buf);
     timeline::Timeline {
-        world,
-        selected: app.selected(),
+        data: &data.timeline,
         theme,
     }
     .render(timeline, buf);
-    if app.compare() {
-        let [left, right] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                .areas(panels);
-        let fenced = match world.fenced_check() {
-            FenceCheck::Unchecked => FenceCheck::PerKey,
-            check => check,
-        };
-        panels::MirrorPanel {
-            world,
-            check: fenced,
-            theme,
+    match &data.compare {
+        Some([fenced, unfenced]) => {
+            let [left, right] =
+                Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                    .areas(panels);
+            panels::StoragePanel {
+                data: fenced,
+                theme,
+            }
+            .render(left, buf);
+            panels::StoragePanel {
+                data: unfenced,
+                theme,
+            }
+            .render(right, buf);
         }
-        .render(left, buf);
-        panels::MirrorPanel {
-            world,
-            check: FenceCheck::Unchecked,
-            theme,
+        None => {
+            let [left, right] =
+                Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)])
+                    .areas(panels);
+            panels::LockPanel {
+                data: &data.lock_panel,
+                theme,
+            }
+            .render(left, buf);
+            panels::StoragePanel {
+                data: &data.storage,
+                theme,
+            }
+            .render(right, buf);
         }
-        .render(right, buf);
-    } else {
-        let [left, right] =
-            Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)])
-                .areas(panels);
-        panels::LockPanel { world, theme }.render(left, buf);
-        panels::StoragePanel { world, theme }.render(right, buf);
     }
-    text::Caption { app }.render(caption, buf);
+    text::Caption {
+        data: &data.caption,
+        theme,
+    }
+    .render(caption, buf);
     if log.height >= 3 {
-        text::EventLog { app }.render(log, buf);
+        text::EventLog {
+            lines: &data.events,
+            theme,
+        }
+        .render(log, buf);
     }
-    text::Footer { app }.render(footer, buf);
+    text::Footer {
+        data: &data.footer,
+        theme,
+    }
+    .render(footer, buf);
 
-    match app.overlay() {
+    match data.overlay {
         Overlay::None => {}
-        Overlay::Help => overlays::Help { theme }.render(area, buf),
+        Overlay::Help { page } => overlays::Help {
+            page,
+            mode: app.mode_beneath(),
+            theme,
+        }
+        .render(area, buf),
         Overlay::Picker { cursor } => overlays::Picker { theme, cursor }.render(area, buf),
     }
 }
@@ -102,14 +167,19 @@ fn draw_area(area: Rect, buf: &mut ratatui::buffer::Buffer, app: &App) {
 /// The screen as plain text, `width` x `height`, trailing spaces trimmed: for `frame`, the
 /// README and tests.
 pub fn render_text(app: &App, width: u16, height: u16) -> String {
-    let area = Rect::new(0, 0, width, height);
-    let mut buf = ratatui::buffer::Buffer::empty(area);
+    buffer_text(&render_buffer(app, width, height))
+}
+
+/// The screen as a buffer (styles included), for pages that draw it in colour.
+pub fn render_buffer(app: &App, width: u16, height: u16) -> Buffer {
+    let area = Rect::new(0, 0, width.min(MAX_WIDTH), height.min(MAX_HEIGHT));
+    let mut buf = Buffer::empty(area);
     draw_area(area, &mut buf, app);
-    buffer_text(&buf)
+    buf
 }
 
 /// A buffer's symbols, one line a row, trailing spaces trimmed.
-pub fn buffer_text(buf: &ratatui::buffer::Buffer) -> String {
+pub fn buffer_text(buf: &Buffer) -> String {
     let area = buf.area;
     let mut out = String::with_capacity((area.width as usize + 1) * area.height as usize);
     for y in area.top()..area.bottom() {

@@ -6,8 +6,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
 
+use super::fit::{clip, wrap};
 use super::timeline::LEGEND;
 use crate::sim::Scenario;
+use crate::tui::app::{Mode, HELP_PAGES};
 use crate::tui::keys;
 use crate::tui::theme::{Role, Theme};
 
@@ -22,68 +24,99 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
-/// Every key (from the same table that dispatches them) and what the panels and glyphs mean.
+/// What the panels and the other marks on screen mean (the second help page, after the glyphs).
+const PANELS: &[(&str, &str)] = &[
+    ("▸", "the selected client (1 2 3): g, x and d act on it"),
+    (
+        "t2",
+        "on a client lane: the token it holds or thinks it holds",
+    ),
+    (
+        "c2 t2",
+        "on the lock lane: client 2 holds the lock with token 2",
+    ),
+    ("GC, down", "on a client lane: a GC pause, a crash"),
+    ("╵5", "the time axis, in seconds"),
+    (
+        "believes",
+        "the lease as the client reckons it, on its own clock",
+    ),
+    ("lock service", "the truth: live, or ended how long ago"),
+    (
+        "highest",
+        "the storage's per-key highest token: the fence_token column",
+    ),
+];
+
+/// The help pages, as lines of (key or glyph, meaning), for `mode`: the keys, then every mark.
+pub fn help_pages(mode: Mode) -> Vec<(String, Vec<(String, String)>)> {
+    let keys_page = keys::help_rows(mode)
+        .into_iter()
+        .map(|(k, l)| (k, l.to_owned()))
+        .collect();
+    let mut marks: Vec<(String, String)> = LEGEND
+        .iter()
+        .map(|(glyph, _, meaning)| (glyph.to_string(), (*meaning).to_owned()))
+        .collect();
+    marks.extend(
+        PANELS
+            .iter()
+            .map(|(k, m)| ((*k).to_owned(), (*m).to_owned())),
+    );
+    let title = match mode {
+        Mode::Question => "Keys while a question waits",
+        _ => "Keys",
+    };
+    vec![
+        (title.to_owned(), keys_page),
+        ("Marks and panels".to_owned(), marks),
+    ]
+}
+
+/// Every key (from the same table that dispatches them) and what each mark means, in pages.
 pub struct Help<'a> {
+    pub page: usize,
+    pub mode: Mode,
     pub theme: &'a Theme,
 }
 
-const PANELS: &[&str] = &[
-    "Timeline: lanes, ▸ = selected",
-    "believes: lease by its own clock",
-    "lock service: the truth",
-    "Lock: holder, token, expiry",
-    "Storage: value, fence_token/key",
-];
-
 impl Widget for Help<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let box_area = centered(area, 78, 24);
+        let pages = help_pages(self.mode);
+        let page = self.page.min(pages.len() - 1);
+        let (title, rows) = &pages[page];
+        let box_area = centered(area, 78, rows.len() as u16 + 4);
         Clear.render(box_area, buf);
-        let block = Block::bordered().title(" Help: any key closes ");
+        let block = Block::bordered().title(format!(
+            " Help {}/{}: {title} · → next page, any other key closes ",
+            page + 1,
+            HELP_PAGES
+        ));
         let inner = block.inner(box_area);
         block.render(box_area, buf);
         let key_style = self.theme.style(Role::Title);
-        let left_w = 41.min(inner.width);
-        for (y, (keys, label)) in (inner.y..inner.bottom()).zip(keys::help_rows()) {
-            let line = Line::from(vec![
-                Span::styled(format!("{keys:<8}"), key_style),
-                Span::raw(label),
-            ]);
-            buf.set_line(inner.x, y, &line, left_w);
+        let key_w = rows
+            .iter()
+            .map(|(k, _)| k.chars().count())
+            .max()
+            .unwrap_or(4)
+            + 2;
+        let text_w = (inner.width as usize).saturating_sub(key_w);
+        let mut lines = Vec::new();
+        for (key, meaning) in rows {
+            for (i, part) in wrap(meaning, text_w).into_iter().enumerate() {
+                let k = if i == 0 { key.as_str() } else { "" };
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{k:<key_w$}"), key_style),
+                    Span::raw(part),
+                ]));
+            }
         }
-        let right_x = inner.x + left_w + 1;
-        if right_x + 20 > inner.right() {
-            return;
-        }
-        let right_w = inner.right() - right_x;
-        // Narrow, each mark gets its short name and the panel notes make room.
-        let narrow = right_w < 30;
-        let legend = LEGEND.iter().map(|(glyph, short, meaning)| {
-            let text = if narrow { short } else { meaning };
-            Line::from(vec![
-                Span::styled(format!("{glyph} "), key_style),
-                Span::raw(*text),
-            ])
-        });
-        let panels = PANELS.iter().take(if narrow { 0 } else { PANELS.len() });
-        let panels = panels.map(|text| {
-            let (name, rest) = text.split_once(':').unwrap_or((text, ""));
-            Line::from(vec![
-                Span::styled(name.to_owned(), key_style),
-                Span::raw(format!(":{rest}")),
-            ])
-        });
-        let lines = std::iter::once(Line::raw("The timeline's marks"))
-            .chain(legend)
-            .chain(std::iter::once(Line::raw("")))
-            .chain(panels);
-        for (y, line) in (inner.y..inner.bottom()).zip(lines) {
-            buf.set_line(right_x, y, &line, right_w);
-        }
+        Paragraph::new(lines).render(inner, buf);
     }
 }
 
-/// The built-in scenarios with their titles; Enter loads one.
+/// The built-in scenarios with their titles, wrapped; Enter loads one.
 pub struct Picker<'a> {
     pub theme: &'a Theme,
     pub cursor: usize,
@@ -92,29 +125,50 @@ pub struct Picker<'a> {
 impl Widget for Picker<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let scenarios = Scenario::all_built_in();
-        let box_area = centered(area, 78, scenarios.len() as u16 * 2 + 2);
+        let box_w = area.width.min(78);
+        let text_w = box_w.saturating_sub(2 + 4) as usize;
+        // Each scenario: its name, then its whole title wrapped under it.
+        let entries: Vec<Vec<String>> = scenarios
+            .iter()
+            .map(|s| {
+                let mut lines = vec![s.name.clone()];
+                lines.extend(wrap(&s.title, text_w));
+                lines
+            })
+            .collect();
+        let total: usize = entries.iter().map(Vec::len).sum();
+        let box_area = centered(area, box_w, (total as u16 + 2).min(area.height));
         Clear.render(box_area, buf);
-        let block = Block::bordered().title(" Choose a scenario: ↑↓ Enter, Esc to cancel ");
+        let block = Block::bordered().title(clip(
+            " Choose a scenario: ↑↓ Enter, Esc cancels ",
+            box_w.saturating_sub(2) as usize,
+        ));
         let inner = block.inner(box_area);
         block.render(box_area, buf);
+        // Scroll so the chosen entry is whole on screen.
+        let rows = inner.height as usize;
+        let start_of = |i: usize| entries[..i].iter().map(Vec::len).sum::<usize>();
+        let chosen_end = start_of(self.cursor) + entries[self.cursor].len();
+        let skip = chosen_end.saturating_sub(rows);
         let mut lines = Vec::new();
-        for (i, scenario) in scenarios.iter().enumerate() {
+        for (i, entry) in entries.iter().enumerate() {
             let chosen = i == self.cursor;
-            let marker = if chosen { "▸ " } else { "  " };
-            let style = if chosen {
-                self.theme.style(Role::Cursor)
-            } else {
-                Style::new()
-            };
-            lines.push(Line::styled(
-                format!("{marker}{:<14}", scenario.name),
-                style,
-            ));
-            lines.push(Line::styled(
-                format!("    {}", scenario.title),
-                self.theme.style(Role::Dim),
-            ));
+            for (j, text) in entry.iter().enumerate() {
+                let line = if j == 0 {
+                    let marker = if chosen { "▸ " } else { "  " };
+                    let style = if chosen {
+                        self.theme.style(Role::Cursor)
+                    } else {
+                        self.theme.style(Role::Title)
+                    };
+                    Line::styled(format!("{marker}{text}"), style)
+                } else {
+                    Line::styled(format!("    {text}"), Style::new())
+                };
+                lines.push(line);
+            }
         }
+        let lines: Vec<Line> = lines.into_iter().skip(skip).collect();
         Paragraph::new(lines).render(inner, buf);
     }
 }

@@ -1,4 +1,4 @@
-//! The lock panel and the storage panel (and the compare view's pair of storages).
+//! The lock panel and the storage panels (the clients' storage, or the compare view's pair).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -6,92 +6,86 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use crate::sim::{seconds, EventKind, World};
+use super::fit::{clip, width};
+use crate::sim::text::counted;
+use crate::tui::frame::{LockPanelData, StorageData, VerdictLine};
 use crate::tui::theme::{Role, Theme};
-use crate::{CheckedStorage, FenceCheck, StoredValue};
+
+/// How many lines the lock panel needs inside its border.
+pub fn lock_lines(data: &LockPanelData) -> usize {
+    if data.locks.len() == 1 {
+        4
+    } else {
+        2 * data.locks.len() + 1
+    }
+}
 
 /// Holder, token, grant and expiry times, time left as a gauge, next token.
 pub struct LockPanel<'a> {
-    pub world: &'a World,
+    pub data: &'a LockPanelData,
     pub theme: &'a Theme,
 }
 
 impl Widget for LockPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let world = self.world;
-        let scenario = world.scenario();
-        let block = Block::bordered().title(format!(" Lock: {} ", scenario.lock));
+        let data = self.data;
+        let theme = self.theme;
+        let title = match data.locks.as_slice() {
+            [one] => format!(" Lock: {} ", one.name),
+            _ => " Locks ".to_owned(),
+        };
+        let block = Block::bordered().title(clip(&title, area.width.saturating_sub(2) as usize));
         let inner = block.inner(area);
         block.render(area, buf);
-        let locks = world.locks();
-        let next = match locks.next_token() {
-            Some(t) => t.to_string(),
-            None => "none left".to_owned(),
-        };
+        let w = inner.width as usize;
         let mut lines = Vec::new();
-        match locks.lease(&scenario.lock) {
-            Some(lease) => {
-                let left = (lease.expires_at - seconds(world.now())).max(0.0);
-                lines.push(Line::from(vec![
-                    Span::raw("holder  "),
-                    Span::styled(lease.client_id.clone(), self.theme.style(Role::Title)),
-                    Span::raw(format!("  token {}", lease.token)),
-                ]));
-                let full = format!(
-                    "granted {:.1} s  expires {:.1} s",
-                    lease.granted_at, lease.expires_at
-                );
-                lines.push(Line::raw(if full.chars().count() <= inner.width as usize {
-                    full
-                } else {
-                    format!(
-                        "lease   {:.1} → {:.1} s",
-                        lease.granted_at, lease.expires_at
-                    )
-                }));
-                lines.push(gauge_line(
-                    left / scenario.lease_seconds,
-                    format!("{left:.1} s"),
-                    inner.width,
-                    self.theme,
-                ));
+        for lock in &data.locks {
+            let single = data.locks.len() == 1;
+            let name = if single {
+                "holder  ".to_owned()
+            } else {
+                format!("{} ", clip(&lock.name, 12))
+            };
+            match &lock.holder {
+                Some(holder) => lines.push(Line::from(vec![
+                    Span::raw(name),
+                    Span::styled(holder.clone(), theme.style(Role::Title)),
+                ])),
+                None => lines.push(Line::from(vec![
+                    Span::raw(name),
+                    Span::styled("free", theme.style(Role::Dim)),
+                    Span::raw(if single { "" } else { "  " }),
+                    Span::styled(
+                        if single {
+                            String::new()
+                        } else {
+                            lock.detail.clone()
+                        },
+                        theme.style(Role::Dim),
+                    ),
+                ])),
             }
-            None => {
-                lines.push(Line::from(vec![
-                    Span::raw("holder  "),
-                    Span::styled("none, the lock is free", self.theme.style(Role::Dim)),
-                ]));
-                let last = world.events().iter().rev().find_map(|e| match e.kind {
-                    EventKind::Expire { client, token } => Some(format!(
-                        "t{token} c{} expired {:.1} s",
-                        client.number(),
-                        seconds(e.t)
-                    )),
-                    EventKind::Release { client, token } => Some(format!(
-                        "t{token} c{} released {:.1} s",
-                        client.number(),
-                        seconds(e.t)
-                    )),
-                    _ => None,
-                });
-                lines.push(Line::raw(format!(
-                    "last    {}",
-                    last.unwrap_or_else(|| "never granted".into())
-                )));
-                lines.push(gauge_line(0.0, "-".into(), inner.width, self.theme));
+            if single {
+                let detail = match &lock.holder {
+                    Some(_) if width(&lock.detail) <= w => lock.detail.clone(),
+                    Some(_) => lock.detail_short.clone(),
+                    None => format!("last    {}", lock.detail),
+                };
+                lines.push(Line::raw(clip(&detail, w)));
             }
+            lines.push(gauge_line(lock.left.as_ref(), inner.width, theme));
         }
-        lines.push(Line::raw(format!(
-            "next token {next}   lease {} s",
-            scenario.lease_seconds
-        )));
+        lines.push(Line::raw(clip(&data.footer, w)));
         Paragraph::new(lines).render(inner, buf);
     }
 }
 
-/// "left [█████░░░░░] 4.5 s", legible without colour.
-fn gauge_line(ratio: f64, label: String, width: u16, theme: &Theme) -> Line<'static> {
-    // "left   [" + bar + "] " + label
+/// "left   [█████░░░░░] 4.5 s", legible without colour.
+fn gauge_line(left: Option<&(f64, String)>, width: u16, theme: &Theme) -> Line<'static> {
+    let (ratio, label) = match left {
+        Some((ratio, label)) => (*ratio, label.clone()),
+        None => (0.0, "-".to_owned()),
+    };
     let bar_w = (width as usize)
         .saturating_sub(8 + 2 + label.chars().count())
         .clamp(4, 30);
@@ -104,162 +98,166 @@ fn gauge_line(ratio: f64, label: String, width: u16, theme: &Theme) -> Line<'sta
     ])
 }
 
-/// Per key: value, highest token (the `fence_token` column), who wrote it; the last verdict.
+/// A storage: per key its value, highest token (the `fence_token` column) and who wrote it; the
+/// latest write's verdict on the last line; keys that do not fit counted, never dropped silently.
 pub struct StoragePanel<'a> {
-    pub world: &'a World,
+    pub data: &'a StorageData,
     pub theme: &'a Theme,
 }
 
 impl Widget for StoragePanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let world = self.world;
-        let check = world.storage().check();
-        let title = if world.fencing() {
-            format!(" Storage: {} ", check.rule())
-        } else {
-            " Storage: NO CHECK (fencing off) ".to_owned()
-        };
-        let block = Block::bordered().title(title);
+        let data = self.data;
+        let theme = self.theme;
+        let block = Block::bordered().title(format!(
+            " {} ",
+            clip(&data.title, area.width.saturating_sub(4) as usize)
+        ));
         let inner = block.inner(area);
         block.render(area, buf);
-        let theme = self.theme;
+        let w = inner.width as usize;
         let rows = inner.height as usize;
-        let by = |key: &str, entry: &StoredValue| match world.authors().get(key) {
-            Some(client) => format!("{client} t{}", entry.value_token),
-            None => String::new(),
+        let reserved = usize::from(data.verdict.is_some()) + usize::from(data.counts.is_some());
+        // Lines for the heading, the keys and their notes.
+        let avail = rows.saturating_sub(reserved);
+
+        let key_w = data
+            .rows
+            .iter()
+            .map(|r| width(&r.key))
+            .max()
+            .unwrap_or(3)
+            .clamp(3, 12);
+        let high_w = 7;
+        // The value comes first; the author column takes its short form ("c1 (t1)") when the
+        // long one ("client-1 (t1)") would cut a value.
+        let value_need = data
+            .rows
+            .iter()
+            .map(|r| width(&r.value) + 2)
+            .max()
+            .unwrap_or(5);
+        let by_long = data
+            .rows
+            .iter()
+            .filter_map(|r| r.by.as_ref().map(|b| width(&b.0)))
+            .max();
+        let by_short = data
+            .rows
+            .iter()
+            .filter_map(|r| r.by.as_ref().map(|b| width(&b.1)))
+            .max();
+        // Two columns for the corruption mark: "! " before a key whose value is stale.
+        let fixed = 2 + key_w + 1 + high_w + 1;
+        let (by_w, long) = match (by_long, by_short) {
+            (Some(l), _) if w >= fixed + value_need + l + 2 => (l + 2, true),
+            (_, Some(s)) => (s + 2, false),
+            _ => (0, false),
         };
-        let mut lines = key_rows(world.storage(), Some(&by), inner.width, theme);
-        if world.storage().is_empty() {
+        let value_w = w.saturating_sub(fixed + by_w).max(5);
+        // Every key gets a line before the heading does; a key's corruption note comes last.
+        let keys_fit = data.rows.len() <= avail;
+        let heading_fits = data.rows.len() < avail;
+        let mut lines = Vec::new();
+        if heading_fits {
+            let mut heading = format!(
+                "  {:<key_w$} {:<value_w$}{:>high_w$}",
+                "key", "value", "highest"
+            );
+            if by_w > 0 {
+                heading.push_str(if long { "  written by" } else { "  by" });
+            }
+            lines.push(Line::styled(clip(&heading, w), theme.style(Role::Dim)));
+        }
+        let key_room = if keys_fit {
+            data.rows.len()
+        } else {
+            avail.saturating_sub(1)
+        };
+        for row in data.rows.iter().take(key_room) {
+            let mut text = format!(
+                "{} {:<key_w$} {:<value_w$}{:>high_w$}",
+                if row.corrupted.is_some() { "!" } else { " " },
+                clip(&row.key, key_w),
+                clip(&format!("\"{}\"", row.value), value_w),
+                row.highest
+            );
+            if let Some((by_long, by_short)) = &row.by {
+                text.push_str("  ");
+                text.push_str(if long { by_long } else { by_short });
+            }
+            let style = if row.corrupted.is_some() {
+                theme.style(Role::Corrupted)
+            } else {
+                Style::new()
+            };
+            lines.push(Line::styled(clip(&text, w), style));
+        }
+        if !keys_fit {
+            let more = (data.rows.len() - key_room) as u64;
+            lines.push(Line::styled(
+                format!("+{}", counted(more, "more key", "more keys")),
+                theme.style(Role::Dim),
+            ));
+        } else if data.rows.is_empty() && avail > lines.len() {
             lines.push(Line::styled(
                 "(nothing written yet)",
                 theme.style(Role::Dim),
             ));
         }
-        // The latest write's verdict, unmistakable on the last line.
-        let last_write = world.events().iter().rev().find_map(|e| match &e.kind {
-            EventKind::Write {
-                client,
-                key,
-                token,
-                accepted,
-                highest,
-                ..
-            } => Some((e.t, *client, key, *token, *accepted, *highest)),
-            _ => None,
-        });
-        if let Some((t, client, key, token, accepted, highest)) = last_write {
-            let fresh = t == world.now();
-            let stale = highest.is_some_and(|h| token < h);
-            let (verdict, role) = match (accepted, stale) {
-                (false, _) => (
-                    format!("✗ REJECTED t{} < t{}", token, highest.unwrap_or_default()),
-                    Role::Rejected,
-                ),
-                (true, true) => (format!("! CORRUPTED DATA! t{token}"), Role::Corrupted),
-                (true, false) => (format!("✓ accepted t{token}"), Role::Accepted),
-            };
-            let style = if fresh {
-                theme.style(role)
-            } else {
-                Style::new()
-            };
-            let line = Line::from(vec![
-                Span::styled(verdict, style),
-                Span::raw(format!(" {client} → {key} at {:.1} s", seconds(t))),
-            ]);
-            while lines.len() + 1 > rows && lines.len() > 1 {
-                lines.pop();
+        // Spare lines say what the "!" means, key by key.
+        for row in &data.rows {
+            if lines.len() >= avail {
+                break;
             }
-            lines.push(line);
+            if let Some((token, highest)) = row.corrupted {
+                lines.push(Line::styled(
+                    clip(
+                        &format!("! {} holds a stale write: t{token} < t{highest}", row.key),
+                        w,
+                    ),
+                    theme.style(Role::Corrupted),
+                ));
+            }
         }
-        Paragraph::new(lines).render(inner, buf);
-    }
-}
-
-/// One of the compare view's storages: the same writes, under `check`, from t = 0.
-pub struct MirrorPanel<'a> {
-    pub world: &'a World,
-    pub check: FenceCheck,
-    pub theme: &'a Theme,
-}
-
-impl Widget for MirrorPanel<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
-        let (storage, stats): (&CheckedStorage, _) = self.world.mirror(self.check);
-        let name = if self.check == FenceCheck::Unchecked {
-            "Unfenced"
-        } else {
-            "Fenced"
-        };
-        let block = Block::bordered().title(format!(" {name}: {} ", self.check.rule()));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        let theme = self.theme;
-        let mut lines = key_rows(storage, None, inner.width, theme);
-        let summary = format!(
-            "accepted {}  rejected {}  corrupted {}",
-            stats.writes_accepted, stats.writes_rejected, stats.corruptions
-        );
-        while lines.len() + 1 > inner.height as usize && lines.len() > 1 {
+        // The last lines: the verdict, then the counts, always shown.
+        while lines.len() + reserved > rows && lines.len() > 1 {
             lines.pop();
         }
-        lines.push(Line::styled(summary, theme.style(Role::Title)));
+        while lines.len() + reserved < rows {
+            lines.push(Line::raw(""));
+        }
+        if let Some(verdict) = &data.verdict {
+            lines.push(verdict_spans(verdict, w, theme));
+        }
+        if let Some(counts) = &data.counts {
+            lines.push(Line::styled(clip(counts, w), theme.style(Role::Title)));
+        }
         Paragraph::new(lines).render(inner, buf);
     }
 }
 
-/// Who wrote a key's current value, as the storage table's last column says it.
-type WrittenBy<'a> = &'a dyn Fn(&str, &StoredValue) -> String;
-
-/// The storage table: a heading, then per key its value, highest token (the `fence_token`
-/// column) and, given `by`, who wrote it; a key whose value came from a stale write gets a
-/// CORRUPTED DATA! line under it.
-fn key_rows(
-    storage: &CheckedStorage,
-    by: Option<WrittenBy<'_>>,
-    width: u16,
-    theme: &Theme,
-) -> Vec<Line<'static>> {
-    let by_w = if by.is_some() { 13 } else { 0 };
-    let value_w = (width as usize).saturating_sub(9 + 6 + by_w).max(6);
-    let heading = format!("{:<8} {:<value_w$} {:>5}", "key", "value", "fence");
-    let heading = if by.is_some() {
-        heading + " by"
+/// "✗ REJECTED t1 < t2 · client-1 → file · 16.5 s": the mark, the word and the comparison always;
+/// the rest as room allows.
+fn verdict_spans(verdict: &VerdictLine, w: usize, theme: &Theme) -> Line<'static> {
+    let head = format!("{} {} {}", verdict.mark, verdict.word, verdict.comparison);
+    let style = if verdict.fresh {
+        theme.style(verdict.role)
     } else {
-        heading
+        Style::new()
     };
-    let mut lines = vec![Line::styled(heading, theme.style(Role::Dim))];
-    for (key, entry) in storage.entries() {
-        let mut row = format!(
-            "{:<8} {:<value_w$} {:>5}",
-            clip(key, 8),
-            clip(&format!("\"{}\"", entry.value), value_w),
-            entry.highest
-        );
-        if let Some(by) = by {
-            row = format!("{row} {}", by(key, entry));
-        }
-        lines.push(Line::raw(row));
-        if entry.value_token < entry.highest {
-            lines.push(Line::styled(
-                format!(
-                    "  ! CORRUPTED DATA! t{} overwrote t{}",
-                    entry.value_token, entry.highest
-                ),
-                theme.style(Role::Corrupted),
-            ));
-        }
-    }
-    lines
-}
-
-/// `text` cut to `width` characters, with an ellipsis when cut.
-pub fn clip(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_owned()
+    let rest_room = w.saturating_sub(width(&head) + 3);
+    // Who and where first; the time gives way before anything is clipped.
+    let short = verdict
+        .rest
+        .rsplit_once(" · ")
+        .map_or(verdict.rest.as_str(), |(who, _)| who);
+    let rest = if width(&verdict.rest) <= rest_room {
+        format!(" · {}", verdict.rest)
+    } else if rest_room >= 6 {
+        format!(" · {}", clip(short, rest_room))
     } else {
-        let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
-    }
+        String::new()
+    };
+    Line::from(vec![Span::styled(head, style), Span::raw(rest)])
 }

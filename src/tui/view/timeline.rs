@@ -1,35 +1,58 @@
-//! The timeline: one lane per client and one for the lock, over time, with a cursor at now and
-//! each client's belief beside the lock service's truth.
+//! The timeline: one lane per client, one per lock and, when writes are held in the network, a
+//! network lane; a cursor at now; each client's belief beside the lock service's truth; and, in
+//! the bottom border, a legend of the marks on screen.
+
+use std::collections::BTreeSet;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
+use ratatui::text::Line;
 use ratatui::widgets::{Block, Widget};
 
-use crate::sim::{
-    fmt_seconds, seconds, Activity, Client, ClientId, LaneState, LockSpan, MarkKind, Ms, Span,
-    World,
-};
+use super::fit::{clip, width};
+use crate::sim::{LaneState, MarkKind, Ms, Span};
+use crate::tui::frame::TimelineData;
 use crate::tui::theme::{Role, Theme};
 
 /// Seconds per column the timeline chooses from, in ms.
 const SCALES: [Ms; 4] = [100, 200, 250, 500];
-const LABEL_WIDTH: u16 = 9;
+/// The lane labels' column, a gap included so a label never touches its lane.
+const LABEL_WIDTH: u16 = 10;
 
-/// The glyphs: (glyph, short form for the legend row, meaning for the help overlay).
-pub const LEGEND: &[(&str, &str, &str)] = &[
-    ("=", "holds", "holds the lock (live lease)"),
-    ("/", "thinks it holds", "thinks it holds: lease gone"),
-    ("~", "GC pause", "frozen in a GC pause"),
-    ("✓", "accepted", "write accepted"),
-    ("✗", "REJECTED", "write REJECTED (stale)"),
-    ("!", "CORRUPTED", "stale write landed: CORRUPT"),
-    ("x", "down", "crashed, down"),
-    ("-", "waits", "waiting for the lock"),
-    ("?", "refused", "asked for the lock: refused"),
-    ("+", "renew", "renewed its lease"),
-    ("]", "release", "released the lock"),
-    ("ø", "lease refused", "renew/release refused"),
+/// Every glyph the timeline draws: (glyph, short word for the legend, meaning for the help).
+pub const LEGEND: &[(char, &str, &str)] = &[
+    (
+        '=',
+        "holds",
+        "holds the live lease (lock lane: the lock is held)",
+    ),
+    (
+        '/',
+        "thinks it holds",
+        "thinks it holds a lease that is gone",
+    ),
+    ('~', "GC", "frozen in a GC pause (labelled GC)"),
+    ('x', "down", "crashed and down (labelled down)"),
+    ('-', "waits", "asked for the lock, waiting to ask again"),
+    ('·', "idle", "idle (lock lane: the lock is free)"),
+    ('✓', "accepted", "a write the storage accepted"),
+    ('✗', "REJECTED", "a write the storage's check refused"),
+    (
+        '!',
+        "CORRUPTED",
+        "CORRUPTED DATA!: accepted with a token older than the key's highest",
+    ),
+    ('»', "sent", "a write sent into a slow network"),
+    ('›', "in flight", "network lane: a write the network holds"),
+    ('?', "refused", "asked for the lock: refused"),
+    ('+', "renewed", "renewed its lease (same token)"),
+    (']', "released", "released the lock"),
+    (
+        'ø',
+        "lease refused",
+        "a renew or release the lock service refused",
+    ),
 ];
 
 /// Which stretch of time the lanes show.
@@ -54,7 +77,6 @@ impl Window {
                 .copied()
                 .find(|s| s * cols as Ms >= end)
                 .unwrap_or(500)
-                .min(500)
         };
         let span = scale * cols as Ms;
         // Keep now at about 85% of the width once the story outgrows the window.
@@ -67,7 +89,8 @@ impl Window {
         Window { start, scale, cols }
     }
 
-    fn col_of(&self, t: Ms) -> Option<u16> {
+    /// The column of time `t`, if it is in the window.
+    pub fn col_of(&self, t: Ms) -> Option<u16> {
         let col = t.checked_sub(self.start)? / self.scale;
         (col < self.cols as Ms).then_some(col as u16)
     }
@@ -79,118 +102,223 @@ impl Window {
 
 /// The timeline panel.
 pub struct Timeline<'a> {
-    pub world: &'a World,
-    pub selected: ClientId,
+    pub data: &'a TimelineData<'a>,
     pub theme: &'a Theme,
 }
 
-impl Timeline<'_> {
-    fn status_widths(inner_width: u16) -> (u16, u16) {
-        if inner_width >= 100 {
-            (16, 18)
-        } else {
-            (13, 16)
-        }
+/// The belief and truth columns' widths for an inner width.
+fn status_widths(inner_width: u16) -> (u16, u16) {
+    if inner_width >= 100 {
+        (16, 20)
+    } else {
+        // "t12 10.0 s left" and "ended 10.0 s ago" whole.
+        (15, 16)
     }
+}
+
+/// Where the lanes sit inside the timeline's border: the offset from the inner left edge and the
+/// width, for an inner width. Tests read it to find a column's time.
+pub fn lane_span(inner_width: u16) -> (u16, u16) {
+    let (belief_w, truth_w) = status_widths(inner_width);
+    let width = inner_width.saturating_sub(LABEL_WIDTH + 1 + belief_w + 1 + truth_w);
+    (LABEL_WIDTH, width)
 }
 
 impl Widget for Timeline<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
+        let data = self.data;
+        let theme = self.theme;
         let block = Block::bordered().title(" Timeline ");
         let inner = block.inner(area);
         block.render(area, buf);
-        if inner.height < 1 || inner.width < LABEL_WIDTH + 10 {
+        if inner.height < 1 || inner.width < LABEL_WIDTH + 40 {
             return;
         }
-        let (belief_w, truth_w) = Timeline::status_widths(inner.width);
-        let status_w = belief_w + 1 + truth_w;
-        let lane_x = inner.x + LABEL_WIDTH;
-        let lane_w = inner.width.saturating_sub(LABEL_WIDTH + 1 + status_w);
+        let (belief_w, truth_w) = status_widths(inner.width);
+        let (lane_offset, lane_w) = lane_span(inner.width);
+        let lane_x = inner.x + lane_offset;
         let status_x = lane_x + lane_w + 1;
-        let world = self.world;
-        let now = world.now();
-        let scenario = world.scenario();
-        let window = Window::choose(lane_w, now, scenario.end, scenario.chaos.is_some());
-        let theme = self.theme;
+        let truth_x = status_x + belief_w + 1;
+        let window = Window::choose(lane_w, data.now, data.end, data.chaos);
         let dim = theme.style(Role::Dim);
+        let mut drawn: BTreeSet<char> = BTreeSet::new();
 
-        // Row 0: the time axis and the status headings.
-        let y = inner.y;
-        buf.set_stringn(inner.x, y, "time (s)", LABEL_WIDTH as usize, dim);
+        let mut y = inner.y;
+        buf.set_stringn(inner.x, y, "time (s)", LABEL_WIDTH as usize - 1, dim);
         draw_axis(buf, lane_x, y, &window, dim);
         buf.set_stringn(status_x, y, "believes", belief_w as usize, dim);
-        buf.set_stringn(
-            status_x + belief_w + 1,
-            y,
-            "lock service",
-            truth_w as usize,
-            dim,
-        );
+        buf.set_stringn(truth_x, y, "lock service", truth_w as usize, dim);
 
-        for (row, client) in world.clients().iter().enumerate() {
-            let y = inner.y + 1 + row as u16;
+        for (row, client) in data.clients.iter().enumerate() {
+            y += 1;
             if y >= inner.bottom() {
-                return;
+                break;
             }
-            let selected = client.id == self.selected;
-            let label = format!("{}{}", if selected { "▸" } else { " " }, client.id);
-            let label_style = if selected {
+            let label = format!("{}{}", if client.selected { "▸" } else { " " }, client.id);
+            let label_style = if client.selected {
                 theme.style(Role::Selected)
             } else {
                 Style::new()
             };
-            buf.set_stringn(inner.x, y, label, LABEL_WIDTH as usize, label_style);
-            draw_client_lane(buf, lane_x, y, &window, world, row, theme);
-            let (belief, truth, stale) = belief_and_truth(world, client);
-            buf.set_stringn(status_x, y, belief, belief_w as usize, Style::new());
-            let truth_style = if stale {
+            buf.set_stringn(inner.x, y, label, LABEL_WIDTH as usize - 1, label_style);
+            let spans = data.history.lane(row);
+            let marks = data.history.marks(row);
+            draw_client_lane(
+                buf, lane_x, y, &window, data.now, spans, marks, theme, &mut drawn,
+            );
+            buf.set_stringn(
+                status_x,
+                y,
+                &client.believes,
+                belief_w as usize,
+                Style::new(),
+            );
+            let truth_style = if client.stale {
                 theme.style(Role::Stale)
             } else {
                 Style::new()
             };
-            buf.set_stringn(
-                status_x + belief_w + 1,
+            buf.set_stringn(truth_x, y, &client.truth, truth_w as usize, truth_style);
+        }
+
+        for lock in &data.locks {
+            y += 1;
+            if y >= inner.bottom() {
+                break;
+            }
+            let room = LABEL_WIDTH as usize - 2;
+            let label = if data.locks.len() == 1 {
+                " lock".to_owned()
+            } else if width(&lock.name) <= room {
+                format!(" {}", lock.name)
+            } else {
+                // "orders-lock" reads as "orders" on a lane that is plainly a lock's.
+                let stem = lock.name.strip_suffix("-lock").unwrap_or(&lock.name);
+                format!(" {}", clip(stem, room))
+            };
+            buf.set_stringn(inner.x, y, label, LABEL_WIDTH as usize - 1, Style::new());
+            draw_lock_lane(
+                buf,
+                lane_x,
                 y,
-                truth,
-                truth_w as usize,
-                truth_style,
+                &window,
+                data.now,
+                data.history.lock_lane(lock.id.index()),
+                theme,
+                &mut drawn,
+            );
+            buf.set_stringn(
+                status_x,
+                y,
+                &lock.status,
+                (belief_w + 1 + truth_w) as usize,
+                Style::new(),
             );
         }
 
-        let y = inner.y + 4;
-        if y < inner.bottom() {
-            buf.set_stringn(inner.x, y, " lock", LABEL_WIDTH as usize, Style::new());
-            draw_lock_lane(buf, lane_x, y, &window, now, world.lock_lane(), theme);
-            let status = match world.locks().lease(&scenario.lock) {
-                Some(lease) => format!("{} t{}", lease.client_id, lease.token),
-                None => match world.locks().next_token() {
-                    Some(next) => format!("free · next t{next}"),
-                    None => "free · no tokens left".to_owned(),
-                },
-            };
-            buf.set_stringn(status_x, y, status, status_w as usize, Style::new());
-        }
-
-        let y = inner.y + 5;
-        if y < inner.bottom() {
-            let mut x = inner.x;
-            for (glyph, short, _) in LEGEND {
-                let item = format!("{glyph} {short}  ");
-                if x + item.chars().count() as u16 > inner.right() {
-                    break;
+        if !data.flights.is_empty() {
+            y += 1;
+            if y < inner.bottom() {
+                buf.set_stringn(
+                    inner.x,
+                    y,
+                    " network",
+                    LABEL_WIDTH as usize - 1,
+                    Style::new(),
+                );
+                let mut status = String::new();
+                for col in 0..window.cols {
+                    let t0 = window.col_start(col);
+                    if t0 > data.now {
+                        break;
+                    }
+                    buf.set_string(lane_x + col, y, "·", theme.style(Role::Idle));
                 }
-                buf.set_string(x, y, &item, dim);
-                x += item.chars().count() as u16;
+                for flight in &data.flights {
+                    let last = flight.arrives.min(data.now);
+                    let first_col = window.col_of(flight.sent.max(window.start));
+                    let last_col = window.col_of(last);
+                    if let (Some(a), Some(b)) = (first_col, last_col.or(Some(window.cols - 1))) {
+                        for col in a..=b.min(window.cols - 1) {
+                            buf.set_string(lane_x + col, y, "›", theme.style(Role::Waiting));
+                        }
+                        drawn.insert('›');
+                        let label = format!("c{} t{}", flight.client.number(), flight.token);
+                        if (b - a) as usize > width(&label) {
+                            buf.set_string(lane_x + a, y, label, theme.style(Role::Waiting));
+                        }
+                    }
+                    if flight.sent <= data.now && flight.arrives > data.now && status.is_empty() {
+                        status = format!(
+                            "c{} t{} → {} at {} s",
+                            flight.client.number(),
+                            flight.token,
+                            flight.key,
+                            crate::sim::fmt_seconds(flight.arrives)
+                        );
+                    }
+                }
+                if status.is_empty() {
+                    status = "nothing in flight".into();
+                }
+                buf.set_stringn(
+                    status_x,
+                    y,
+                    status,
+                    (belief_w + 1 + truth_w) as usize,
+                    Style::new(),
+                );
             }
         }
 
         // The cursor: the column of now, reversed across every lane.
-        if let Some(col) = window.col_of(now) {
-            let x = lane_x + col;
-            let rows = inner.height.min(5);
-            buf.set_style(Rect::new(x, inner.y, 1, rows), theme.style(Role::Cursor));
+        if let Some(col) = window.col_of(data.now) {
+            let rows = (y + 1).min(inner.bottom()) - inner.y;
+            buf.set_style(
+                Rect::new(lane_x + col, inner.y, 1, rows),
+                theme.style(Role::Cursor),
+            );
+        }
+
+        // The legend of what is on screen, in the bottom border.
+        let legend = legend_line(&drawn, area.width.saturating_sub(4) as usize);
+        if !legend.is_empty() && area.height >= 2 {
+            buf.set_line(
+                area.x + 2,
+                area.bottom() - 1,
+                &Line::styled(legend, dim),
+                area.width.saturating_sub(4),
+            );
         }
     }
+}
+
+/// " = holds  / thinks it holds  ✓ accepted … " for the glyphs on screen, in legend order; short
+/// words first dropped, then whole items, with "? help" when some did not fit.
+fn legend_line(drawn: &BTreeSet<char>, room: usize) -> String {
+    let items: Vec<(char, &str)> = LEGEND
+        .iter()
+        .filter(|(glyph, _, _)| drawn.contains(glyph) && *glyph != '·')
+        .map(|(glyph, short, _)| (*glyph, *short))
+        .collect();
+    if items.is_empty() {
+        return String::new();
+    }
+    let full = |items: &[(char, &str)]| {
+        let body: Vec<String> = items.iter().map(|(g, w)| format!("{g} {w}")).collect();
+        format!(" {} ", body.join("  "))
+    };
+    let text = full(&items);
+    if width(&text) <= room {
+        return text;
+    }
+    for keep in (1..items.len()).rev() {
+        let text = format!("{}· ? help ", full(&items[..keep]));
+        if width(&text) <= room {
+            return text;
+        }
+    }
+    String::new()
 }
 
 fn draw_axis(buf: &mut Buffer, x: u16, y: u16, window: &Window, style: Style) {
@@ -200,12 +328,16 @@ fn draw_axis(buf: &mut Buffer, x: u16, y: u16, window: &Window, style: Style) {
     .into_iter()
     .find(|every| every / window.scale >= 6)
     .unwrap_or(600_000);
-    let first = window.start.div_ceil(every) * every;
-    let mut t = first;
+    let mut t = window.start.div_ceil(every) * every;
+    let mut free_from = 0u16;
     while let Some(col) = window.col_of(t) {
-        let label = format!("{}", t / 1_000);
-        let room = window.cols - col;
-        buf.set_stringn(x + col, y, format!("╵{label}"), room as usize, style);
+        let label = format!("╵{}", t / 1_000);
+        let w = width(&label) as u16;
+        // A tick label is drawn whole or not at all, with a space before the next.
+        if col >= free_from && col + w <= window.cols {
+            buf.set_string(x + col, y, &label, style);
+            free_from = col + w + 1;
+        }
         t += every;
     }
 }
@@ -221,12 +353,14 @@ fn lane_cell(state: LaneState) -> (char, Role) {
     }
 }
 
-fn mark_glyph(kind: MarkKind) -> (char, Role) {
+/// The glyph of a mark: the one mapping from a mark to what the screen shows.
+pub fn mark_glyph(kind: MarkKind) -> (char, Role) {
     match kind {
         MarkKind::Released => (']', Role::Holding),
         MarkKind::Renewed => ('+', Role::Holding),
         MarkKind::Refused => ('?', Role::Waiting),
         MarkKind::LeaseRefusal => ('ø', Role::Stale),
+        MarkKind::Sent => ('»', Role::Waiting),
         MarkKind::Accepted => ('✓', Role::Accepted),
         MarkKind::Rejected => ('✗', Role::Rejected),
         MarkKind::Corrupted => ('!', Role::Corrupted),
@@ -241,17 +375,18 @@ fn span_at(spans: &[Span], t: Ms) -> Option<&Span> {
 
 /// One client's lane: its state in each column, a label where a stretch starts (the token held,
 /// GC, down) unless a mark sits there, and the most important mark of each column on top.
+#[allow(clippy::too_many_arguments)]
 fn draw_client_lane(
     buf: &mut Buffer,
     x: u16,
     y: u16,
     window: &Window,
-    world: &World,
-    index: usize,
+    now: Ms,
+    spans: &[Span],
+    all_marks: &[crate::sim::Mark],
     theme: &Theme,
+    drawn: &mut BTreeSet<char>,
 ) {
-    let now = world.now();
-    let spans = world.lane(index);
     let cells: Vec<(LaneState, Option<u64>)> = (0..window.cols)
         .map(|col| window.col_start(col))
         .take_while(|&t0| t0 <= now)
@@ -260,8 +395,7 @@ fn draw_client_lane(
 
     // An instant matters more than the stretch it sits in: keep each column's weightiest mark.
     let mut marks: Vec<Option<MarkKind>> = vec![None; cells.len()];
-    let all = world.marks(index);
-    for mark in &all[all.partition_point(|m| m.t < window.start)..] {
+    for mark in &all_marks[all_marks.partition_point(|m| m.t < window.start)..] {
         match window
             .col_of(mark.t)
             .and_then(|col| marks.get_mut(col as usize))
@@ -273,6 +407,7 @@ fn draw_client_lane(
 
     for (col, &(state, _)) in cells.iter().enumerate() {
         let (glyph, role) = lane_cell(state);
+        drawn.insert(glyph);
         buf.set_string(x + col as u16, y, glyph.to_string(), theme.style(role));
     }
     let mut start = 0;
@@ -288,38 +423,35 @@ fn draw_client_lane(
             (LaneState::Crashed, _) => "down".to_owned(),
             _ => String::new(),
         };
-        let width = label.chars().count();
-        let clear = marks[start..start + width.min(run)]
-            .iter()
-            .all(Option::is_none);
-        if width > 0 && run > width && clear {
+        let w = width(&label);
+        let clear = marks[start..start + w.min(run)].iter().all(Option::is_none);
+        if w > 0 && run > w && clear {
             buf.set_string(x + start as u16, y, label, theme.style(lane_cell(state).1));
         }
         start += run;
     }
     for (col, mark) in marks.iter().enumerate() {
         if let Some(kind) = mark {
-            draw_mark(buf, x + col as u16, y, *kind, theme);
+            let (glyph, role) = mark_glyph(*kind);
+            drawn.insert(glyph);
+            buf.set_string(x + col as u16, y, glyph.to_string(), theme.style(role));
         }
     }
 }
 
-fn draw_mark(buf: &mut Buffer, x: u16, y: u16, kind: MarkKind, theme: &Theme) {
-    let (glyph, role) = mark_glyph(kind);
-    buf.set_string(x, y, glyph.to_string(), theme.style(role));
-}
-
+#[allow(clippy::too_many_arguments)]
 fn draw_lock_lane(
     buf: &mut Buffer,
     x: u16,
     y: u16,
     window: &Window,
     now: Ms,
-    spans: &[LockSpan],
+    spans: &[crate::sim::LockSpan],
     theme: &Theme,
+    drawn: &mut BTreeSet<char>,
 ) {
     // (first column, column after the last, holder)
-    type Run = (u16, u16, Option<(ClientId, u64)>);
+    type Run = (u16, u16, Option<(crate::sim::ClientId, u64)>);
     let mut runs: Vec<Run> = Vec::new();
     for col in 0..window.cols {
         let t0 = window.col_start(col);
@@ -332,6 +464,7 @@ fn draw_lock_lane(
             Some(_) => ('=', Role::Holding),
             None => ('·', Role::Idle),
         };
+        drawn.insert(glyph);
         buf.set_string(x + col, y, glyph.to_string(), theme.style(role));
         match runs.last_mut() {
             Some(run) if run.2 == holder => run.1 = col + 1,
@@ -342,83 +475,14 @@ fn draw_lock_lane(
         let Some((client, token)) = holder else {
             continue;
         };
-        let long = format!("c{} t{token}", client.number());
-        let short = format!("t{token}");
-        for label in [long, short] {
-            if end - start > label.chars().count() as u16 {
+        for label in [
+            format!("c{} t{token}", client.number()),
+            format!("t{token}"),
+        ] {
+            if end - start > width(&label) as u16 {
                 buf.set_string(x + start, y, label, theme.style(Role::Holding));
                 break;
             }
         }
-    }
-}
-
-/// What the client believes, what the lock service knows, and whether they disagree.
-pub fn belief_and_truth(world: &World, client: &Client) -> (String, String, bool) {
-    let now = world.now();
-    if client.activity == Activity::Crashed {
-        let back = client
-            .restart_at
-            .map(|t| format!("back at {} s", fmt_seconds(t)))
-            .unwrap_or_default();
-        return ("crashed".into(), back, false);
-    }
-    let frozen = client.is_paused();
-    let Some(belief) = client.belief else {
-        let belief = match (client.activity, frozen) {
-            (_, true) => "frozen (GC)".to_owned(),
-            (Activity::Waiting, _) => "wants lock".to_owned(),
-            _ => "no lock".to_owned(),
-        };
-        return (belief, String::new(), false);
-    };
-    let left = client.believed_left(now).unwrap_or(0);
-    let believes = if left > 0 {
-        format!(
-            "t{} {} left",
-            belief.token,
-            short_seconds(left as f64 / 1000.0)
-        )
-    } else {
-        format!("t{} ran out", belief.token)
-    };
-    let live = world
-        .locks()
-        .lease(&world.scenario().lock)
-        .filter(|l| l.client_id == client.id.name() && l.token == belief.token);
-    match live {
-        Some(lease) => {
-            let remaining = (lease.expires_at - seconds(now)).max(0.0);
-            (
-                believes,
-                format!("live {}", short_seconds(remaining)),
-                false,
-            )
-        }
-        None => {
-            let ended = lease_end(world.lock_lane(), client.id, belief.token);
-            let truth = match ended {
-                Some(t) => format!("expired {} ago", short_seconds(seconds(now - t))),
-                None => "not its lease".to_owned(),
-            };
-            (believes, truth, true)
-        }
-    }
-}
-
-/// When the lease with `token` stopped being live, from the lock's lane.
-fn lease_end(spans: &[LockSpan], client: ClientId, token: u64) -> Option<Ms> {
-    let i = spans
-        .iter()
-        .rposition(|s| s.holder == Some((client, token)))?;
-    spans.get(i + 1).map(|s| s.start)
-}
-
-/// "9.5s", or "12s" from ten seconds up, so status columns stay narrow.
-fn short_seconds(s: f64) -> String {
-    if s >= 9.95 {
-        format!("{s:.0}s")
-    } else {
-        format!("{s:.1}s")
     }
 }

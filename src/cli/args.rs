@@ -1,0 +1,245 @@
+//! The command line's shape: clap definitions and the parsers of its values. Each parser's error
+//! says what is wrong with the value, in one sentence.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::sim::time::{to_ms, MAX_MS};
+use crate::sim::Ms;
+use crate::FenceCheck;
+
+/// Why a lease lock needs fencing tokens: an interactive lesson in your terminal.
+///
+/// With no command, opens the terminal UI on the Day 5, section 7.1 lesson (gc-pause): press
+/// `n` to step through it, `f` then `r` to replay it without fencing, `?` for every key.
+#[derive(Parser, Debug)]
+#[command(
+    name = "fencing-lab",
+    version,
+    propagate_version = true,
+    after_help = "Examples:
+  fencing-lab                              the Day 5, section 7.1 lesson in the terminal UI
+  fencing-lab tui chaos --seed 7           the seed's chaos test, to freeze and crash clients in
+  fencing-lab run gc-pause --no-fencing    the same story as a transcript, without fencing
+  fencing-lab run gc-pause --format json   its events, one JSON object a line
+  fencing-lab run gc-pause --format markdown > handout.md   a handout for the class
+  fencing-lab chaos --runs 10000           10,000 seeded chaos runs, one summary each
+  fencing-lab chaos --runs 1000 --check all  what each wrong storage check lets through
+  fencing-lab frame gc-pause --at 16.5     the screen at the key moment, as text
+
+Exit codes: 0 done; 1 a check found a violation (a fenced chaos run accepted a stale write);
+2 bad input, or a failure to run."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Open the terminal UI on any scenario.
+    Tui {
+        /// A built-in scenario name (see `fencing-lab list`) or a path to a .toml file.
+        #[arg(default_value = "gc-pause")]
+        scenario: String,
+        #[command(flatten)]
+        world: WorldArgs,
+        /// Save the session (scenario, seed, every input with its time) to FILE on quit, or on
+        /// SIGTERM and SIGHUP.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+        /// Play back a session saved with --record, exactly.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "no_fencing", "check"])]
+        replay: Option<PathBuf>,
+    },
+    /// Play a scenario to its end (or --until) without a UI and print what happened.
+    Run {
+        /// A built-in scenario name (see `fencing-lab list`) or a path to a .toml file.
+        scenario: String,
+        #[command(flatten)]
+        world: WorldArgs,
+        /// text: a lesson transcript; json: one event a line; markdown: a handout.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Stop at this time, in seconds, instead of the scenario's end.
+        #[arg(long, value_name = "T", value_parser = parse_time, allow_hyphen_values = true)]
+        until: Option<Ms>,
+    },
+    /// Seeded chaos runs: three clients, one lock, random work and GC stalls, one crash.
+    ///
+    /// Prints every event when --runs is 1, else one summary per run. Exits 1 when the seed's
+    /// rule (the per-key check, fencing on) accepted a stale write in any run, and prints the
+    /// seed that replays it.
+    Chaos(ChaosArgs),
+    /// Print the UI's screen at time T as plain text (for handouts, docs and tests).
+    Frame {
+        /// A built-in scenario name (see `fencing-lab list`) or a path to a .toml file.
+        #[arg(default_value = "gc-pause")]
+        scenario: String,
+        /// The moment to show, in seconds (default: the lesson's key moment, its question).
+        #[arg(long, value_name = "T", value_parser = parse_time, allow_hyphen_values = true)]
+        at: Option<Ms>,
+        /// The screen size, columns x rows.
+        #[arg(long, value_name = "WxH", default_value = "80x24", value_parser = parse_size)]
+        size: (u16, u16),
+        #[command(flatten)]
+        world: WorldArgs,
+        /// Show the compare view (fenced and unfenced storage side by side).
+        #[arg(long)]
+        compare: bool,
+    },
+    /// List the built-in scenarios, one a line with its title.
+    List,
+}
+
+/// The options of `fencing-lab chaos`.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct ChaosArgs {
+    /// The first run's seed; run k uses seed + k.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_seed, allow_hyphen_values = true)]
+    pub seed: u64,
+    /// How many runs.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_runs, allow_hyphen_values = true)]
+    pub runs: u64,
+    /// Simulated seconds per run.
+    #[arg(long, value_name = "S", default_value = "60", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub seconds: Ms,
+    /// Lease length in seconds.
+    #[arg(long, value_name = "S", default_value = "3", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub lease: Ms,
+    /// Let every write through (last writer wins).
+    #[arg(long)]
+    pub no_fencing: bool,
+    /// The storage's check while fencing is on, or `all` for a table comparing every check.
+    #[arg(long, value_name = "CHECK", default_value = "per-key", value_parser = parse_check_or_all)]
+    pub check: CheckChoice,
+    /// text or json (markdown is for `run`).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Settings every world-playing command shares.
+#[derive(clap::Args, Debug, Clone)]
+pub struct WorldArgs {
+    /// Start with fencing off: storage accepts every write, last writer wins.
+    #[arg(long)]
+    pub no_fencing: bool,
+    /// The storage's check: per-key (the seed's), strict, global, or none (the same as
+    /// --no-fencing).
+    #[arg(long, value_name = "CHECK", default_value = "per-key", value_parser = parse_check)]
+    pub check: FenceCheck,
+    /// The seed for a chaos scenario's random choices.
+    #[arg(long, value_name = "N", value_parser = parse_seed, allow_hyphen_values = true)]
+    pub seed: Option<u64>,
+}
+
+impl WorldArgs {
+    /// Whether fencing starts on, and the check while it is: `--check none` is fencing off.
+    pub fn fencing_and_check(&self) -> (bool, FenceCheck) {
+        match self.check {
+            FenceCheck::Unchecked => (false, FenceCheck::PerKey),
+            check => (!self.no_fencing, check),
+        }
+    }
+}
+
+impl Default for WorldArgs {
+    fn default() -> Self {
+        WorldArgs {
+            no_fencing: false,
+            check: FenceCheck::PerKey,
+            seed: None,
+        }
+    }
+}
+
+/// How a command prints.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+/// One check, or all of them side by side.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CheckChoice {
+    One(FenceCheck),
+    All,
+}
+
+fn parse_check(text: &str) -> Result<FenceCheck, String> {
+    FenceCheck::from_name(text).ok_or_else(|| {
+        format!("there is no check '{text}'; use per-key (the seed's rule), strict, global or none")
+    })
+}
+
+fn parse_check_or_all(text: &str) -> Result<CheckChoice, String> {
+    if text == "all" {
+        Ok(CheckChoice::All)
+    } else {
+        parse_check(text).map(CheckChoice::One)
+    }
+}
+
+fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim().parse().map_err(|_| {
+        format!(
+            "a seed must be a whole number from 0 to {}, got '{text}'",
+            u64::MAX
+        )
+    })
+}
+
+fn parse_runs(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if (1..=10_000_000).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "the number of runs must be a whole number from 1 to 10000000, got '{text}'"
+        )),
+    }
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
+    if !value.is_finite() || value < 0.0 {
+        return Err(format!(
+            "{text} is not a finite, non-negative number of seconds"
+        ));
+    }
+    if value > MAX_MS as f64 / 1000.0 {
+        return Err(format!(
+            "{text} seconds is more than a day, the longest time allowed"
+        ));
+    }
+    Ok(value)
+}
+
+fn parse_time(text: &str) -> Result<Ms, String> {
+    parse_seconds(text).map(to_ms)
+}
+
+fn parse_duration(text: &str) -> Result<Ms, String> {
+    let ms = parse_time(text)?;
+    if ms == 0 {
+        return Err(format!(
+            "must be greater than 0 seconds (at least 0.001), got {text}"
+        ));
+    }
+    Ok(ms)
+}
+
+fn parse_size(text: &str) -> Result<(u16, u16), String> {
+    let bad = || format!("'{text}' is not a size like 80x24 (columns x rows, each 1 to 1000)");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u16 = w.trim().parse().map_err(|_| bad())?;
+    let h: u16 = h.trim().parse().map_err(|_| bad())?;
+    if !(1..=1000).contains(&w) || !(1..=1000).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
+}

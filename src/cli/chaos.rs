@@ -1,0 +1,175 @@
+//! `fencing-lab chaos`: the seed's chaos test over many seeds, and the table comparing checks.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use super::args::{ChaosArgs, CheckChoice, Format};
+use super::report::{counts, settings_without_seed, stream, summary_json};
+use super::Failure;
+use crate::sim::text::counted;
+use crate::sim::{Keep, Scenario, Setup, Stats, World};
+use crate::FenceCheck;
+
+/// The built-in chaos scenario with the command line's lease and length.
+fn scenario(args: &ChaosArgs) -> Arc<Scenario> {
+    let mut scenario = Scenario::built_in("chaos").expect("the chaos scenario is built in");
+    scenario.lease_seconds = args.lease as f64 / 1000.0;
+    scenario.lease_ms = args.lease;
+    if let Some(params) = &mut scenario.chaos {
+        params.seconds = args.seconds;
+    }
+    scenario.end = args.seconds;
+    Arc::new(scenario)
+}
+
+/// Runs `chaos`; exit 1 only when the seed's rule (fencing on, per-key) accepted a stale write.
+pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> {
+    if args.format == Format::Markdown {
+        return Err(Failure::usage(
+            "--format markdown is for `fencing-lab run`; chaos prints text or json",
+        ));
+    }
+    let scenario = scenario(args);
+    let (fencing, check) = match args.check {
+        CheckChoice::One(FenceCheck::Unchecked) => (false, FenceCheck::PerKey),
+        CheckChoice::One(check) => (!args.no_fencing, check),
+        CheckChoice::All => (!args.no_fencing, FenceCheck::PerKey),
+    };
+    let seed_rule_on = fencing && check == FenceCheck::PerKey;
+    let setup = |seed: u64| {
+        Setup::new(scenario.clone())
+            .seed(seed)
+            .fencing(fencing)
+            .check(check)
+    };
+
+    if args.runs == 1 && args.check != CheckChoice::All {
+        let stats = stream(
+            out,
+            &setup(args.seed),
+            scenario.end,
+            args.format == Format::Json,
+        )?;
+        return Ok(verdict(
+            seed_rule_on,
+            stats.corruptions,
+            args.seed,
+            out,
+            args.format,
+        )?);
+    }
+
+    let mut totals = [Stats::default(); 4];
+    let mut failing_seed = None;
+    for k in 0..args.runs {
+        let seed = args.seed.wrapping_add(k);
+        let mut world = World::new(&setup(seed), &[], Keep::Counts);
+        world.advance_to(scenario.end, &[]);
+        if args.check == CheckChoice::All {
+            for (total, check) in totals.iter_mut().zip(FenceCheck::ALL) {
+                total.add(world.mirror(check).1);
+            }
+            if world.mirror(FenceCheck::PerKey).1.corruptions > 0 && failing_seed.is_none() {
+                failing_seed = Some(seed);
+            }
+            continue;
+        }
+        let stats = *world.stats();
+        if seed_rule_on && stats.corruptions > 0 && failing_seed.is_none() {
+            failing_seed = Some(seed);
+        }
+        totals[0].add(&stats);
+        match args.format {
+            Format::Json => writeln!(out, "{}", summary_json(&world, scenario.end))?,
+            _ => writeln!(out, "seed {seed}: {}", counts(&stats))?,
+        }
+    }
+    if args.check == CheckChoice::All {
+        check_table(out, args, &totals)?;
+    } else if args.format == Format::Text {
+        writeln!(
+            out,
+            "{} (seeds {}..{}), {}: {}",
+            counted(args.runs, "run", "runs"),
+            args.seed,
+            args.seed.wrapping_add(args.runs - 1),
+            settings_without_seed(&setup(args.seed)),
+            counts(&totals[0])
+        )?;
+    }
+    match failing_seed {
+        Some(seed) if seed_rule_on || args.check == CheckChoice::All => {
+            if args.format == Format::Text {
+                writeln!(
+                    out,
+                    "FAILED: the seed's rule accepted a stale write; replay it with `fencing-lab chaos --seed {seed}`"
+                )?;
+            }
+            Ok(ExitCode::from(1))
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn verdict(
+    seed_rule_on: bool,
+    corruptions: u64,
+    seed: u64,
+    out: &mut impl Write,
+    format: Format,
+) -> std::io::Result<ExitCode> {
+    if seed_rule_on && corruptions > 0 {
+        if format == Format::Text {
+            writeln!(
+                out,
+                "FAILED: the seed's rule accepted a stale write (seed {seed})"
+            )?;
+        }
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The same writes sent to a storage of each check: what each one lets through and refuses.
+fn check_table(out: &mut impl Write, args: &ChaosArgs, totals: &[Stats; 4]) -> std::io::Result<()> {
+    if args.format == Format::Json {
+        for (check, t) in FenceCheck::ALL.iter().zip(totals) {
+            let line = serde_json::json!({
+                "check": check.name(), "rule": check.rule(), "runs": args.runs,
+                "writes_accepted": t.writes_accepted,
+                "writes_rejected": t.writes_rejected,
+                "corruptions": t.corruptions,
+                "honest_writes_refused": t.honest_writes_refused,
+            });
+            writeln!(out, "{line}")?;
+        }
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} from seed {}, the same writes sent to a storage of each check:\n",
+        counted(args.runs, "chaos run", "chaos runs"),
+        args.seed
+    )?;
+    writeln!(
+        out,
+        "{:<8} {:<26} {:>12} {:>15}",
+        "check", "rule", "corruptions", "honest refused"
+    )?;
+    for (check, t) in FenceCheck::ALL.iter().zip(totals) {
+        writeln!(
+            out,
+            "{:<8} {:<26} {:>12} {:>15}",
+            check.name(),
+            check.rule(),
+            t.corruptions,
+            t.honest_writes_refused
+        )?;
+    }
+    writeln!(
+        out,
+        "\ncorruptions: writes accepted with a token older than their key's highest (CORRUPTED DATA!).\n\
+         honest refused: writes refused although sent while the writer's lease was live."
+    )
+}

@@ -1,0 +1,226 @@
+//! The command line: parse, dispatch, report. Exit codes have one meaning each: 0 done, 1 a check
+//! found a violation, 2 bad input or a failure to run (a closed pipe is not a failure: exit 0).
+
+pub mod args;
+pub mod chaos;
+pub mod report;
+
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+
+use self::args::{Cli, Command, Format, WorldArgs};
+use crate::sim::recording::{self, SavePath};
+use crate::sim::text::printable;
+use crate::sim::{Scenario, Session, Setup};
+use crate::tui;
+
+/// A failure to report: one sentence on stderr, exit 2; or output that could not be written.
+pub enum Failure {
+    /// Bad input or a failure to run: this sentence, exit 2.
+    Usage(String),
+    /// Writing the output failed.
+    Output(io::Error),
+}
+
+impl Failure {
+    fn usage(message: impl Into<String>) -> Failure {
+        Failure::Usage(message.into())
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(err: io::Error) -> Failure {
+        Failure::Output(err)
+    }
+}
+
+/// Writes one line on stderr; a failure to write it is ignored (there is nowhere else to say it).
+pub fn say(message: &str) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "fencing-lab: {}", printable(message));
+    let _ = err.flush();
+}
+
+/// Parses the command line and runs it; the exit code says how it went.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) if !err.use_stderr() => {
+            // --help and --version: print, and say so if stdout cannot take it.
+            let text = err.render().to_string();
+            let mut out = io::stdout().lock();
+            return match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    say(&format!("could not write the help: {e}"));
+                    ExitCode::from(2)
+                }
+            };
+        }
+        Err(err) => {
+            say(&one_sentence(&err.render().to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Output(e)) => {
+            say(&format!("could not write the output: {e}"));
+            ExitCode::from(2)
+        }
+        Err(Failure::Usage(message)) => {
+            say(&message);
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// clap's error without its usage block and hint, folded onto one line.
+fn one_sentence(rendered: &str) -> String {
+    let head = rendered.split("\n\n").next().unwrap_or(rendered);
+    let head = head.trim_start_matches("error: ");
+    let mut sentence = head.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !sentence.ends_with('.') {
+        sentence.push('.');
+    }
+    sentence + " See `fencing-lab --help`."
+}
+
+fn load(name: &str) -> Result<Arc<Scenario>, Failure> {
+    Scenario::load(name)
+        .map(Arc::new)
+        .map_err(|e| Failure::usage(e.to_string()))
+}
+
+/// The setup of the named scenario with the command line's settings.
+fn setup_for(name: &str, world: &WorldArgs) -> Result<Setup, Failure> {
+    let scenario = load(name)?;
+    let (fencing, check) = world.fencing_and_check();
+    let seed = world.seed.unwrap_or(scenario.seed);
+    let fencing = fencing && scenario.fencing;
+    Ok(Setup::new(scenario)
+        .seed(seed)
+        .fencing(fencing)
+        .check(check))
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Failure> {
+    // Locked per command, never across the UI: the signal thread must be able to write the
+    // terminal's restore sequence while the UI runs.
+    let stdout = io::stdout();
+    match cli.command {
+        None => open_ui("gc-pause", &WorldArgs::default(), None, None),
+        Some(Command::Tui {
+            scenario,
+            world,
+            record,
+            replay,
+        }) => open_ui(&scenario, &world, record, replay),
+        Some(Command::List) => {
+            let mut out = stdout.lock();
+            for scenario in Scenario::all_built_in() {
+                writeln!(out, "{:<14} {}", scenario.name, scenario.title)?;
+            }
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Run {
+            scenario,
+            world,
+            format,
+            until,
+        }) => {
+            let setup = setup_for(&scenario, &world)?;
+            let until = until.unwrap_or(setup.scenario.end);
+            let mut out = io::BufWriter::new(stdout.lock());
+            if setup.scenario.chaos.is_some() && format != Format::Markdown {
+                // A chaos run can be long: its events are printed as they happen.
+                report::stream(&mut out, &setup, until, format == Format::Json)?;
+            } else {
+                let session = Session::played_to(setup, until);
+                match format {
+                    Format::Text => report::transcript(&mut out, &session)?,
+                    Format::Json => report::json_stream(&mut out, &session)?,
+                    Format::Markdown => report::handout(&mut out, &session)?,
+                }
+            }
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Chaos(args)) => {
+            let mut out = io::BufWriter::new(stdout.lock());
+            let code = chaos::run(&mut out, &args)?;
+            out.flush()?;
+            Ok(code)
+        }
+        Some(Command::Frame {
+            scenario,
+            at,
+            size,
+            world,
+            compare,
+        }) => {
+            let setup = setup_for(&scenario, &world)?;
+            let at = match at {
+                Some(at) => at,
+                None => report::key_moment(&Session::played_to(setup.clone(), setup.scenario.end)),
+            };
+            let mut app = tui::App::new(Session::new(setup), tui::Theme::plain());
+            app.seek(at);
+            app.set_compare(compare);
+            let mut out = stdout.lock();
+            write!(out, "{}", tui::render_text(&app, size.0, size.1))?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn open_ui(
+    scenario: &str,
+    world: &WorldArgs,
+    record: Option<std::path::PathBuf>,
+    replay: Option<std::path::PathBuf>,
+) -> Result<ExitCode, Failure> {
+    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
+        return Err(Failure::usage(
+            "the terminal UI needs a terminal, and standard input or output is not one; \
+             for a text transcript use `fencing-lab run gc-pause`",
+        ));
+    }
+    // A bad --record path is refused now, not after the whole session.
+    let save = record
+        .as_deref()
+        .map(SavePath::check)
+        .transpose()
+        .map_err(Failure::usage)?;
+    let replaying = replay.is_some();
+    let session = match replay {
+        Some(path) => {
+            let (setup, inputs) = recording::load(&path).map_err(Failure::usage)?;
+            Session::with_inputs(setup, inputs)
+        }
+        None => Session::new(setup_for(scenario, world)?),
+    };
+    let mut app = tui::App::new(session, tui::Theme::from_env());
+    if replaying {
+        // A replay plays itself back; every key still works (pause, step, travel).
+        app.update(tui::Action::TogglePlay);
+    }
+    let app = tui::run_terminal(app, save.clone())
+        .map_err(|e| Failure::usage(format!("the terminal UI failed: {e}")))?;
+    if let Some(path) = save {
+        let result = path.save(app.session());
+        let failed = result.is_err();
+        tui::report_save(result, &path);
+        if failed {
+            return Ok(ExitCode::from(2));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

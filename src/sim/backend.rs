@@ -1,0 +1,137 @@
+//! The seam between the world and the implementations it drives: a lock service and a storage
+//! behind two traits, so the lesson can run on this project's library or on a student's code
+//! (the lab's protocol client implements the same traits).
+
+use std::sync::Arc;
+
+use super::event::Refusal;
+use super::scenario::Scenario;
+use crate::{
+    CheckedStorage, FenceCheck, Judge, Lease, LockService, ManualClock, StoredValue, Verdict,
+};
+
+/// The lock service as the world uses it. Time reaches it only through [`set_time`](Self::set_time).
+pub trait LockApi {
+    /// Sets the service's clock, in seconds.
+    fn set_time(&mut self, seconds: f64);
+    /// `acquire(name, client_id)`: a lease, or `None`.
+    fn acquire(&mut self, lock: &str, client: &str) -> Option<Lease>;
+    /// `renew(name, client_id, token)`.
+    fn renew(&mut self, lock: &str, client: &str, token: u64) -> Result<Lease, Refusal>;
+    /// `release(name, client_id, token)`.
+    fn release(&mut self, lock: &str, client: &str, token: u64) -> Result<(), Refusal>;
+    /// `holder(name)`.
+    fn holder(&mut self, lock: &str) -> Option<String>;
+    /// The token the next grant will carry, as far as the implementation can say.
+    fn next_token(&self) -> NextToken;
+}
+
+/// What a lock service says of its next grant's token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextToken {
+    /// The next grant gets this token.
+    Is(u64),
+    /// Every token has been handed out: no more grants.
+    NoneLeft,
+    /// The implementation cannot say (a student's).
+    Unknown,
+}
+
+/// The storage as the world uses it.
+pub trait StorageApi {
+    /// `write(key, value, token)`, and the verdict on it.
+    fn write(&mut self, key: &str, value: &str, token: u64) -> Verdict;
+    /// The rule that judges writes now.
+    fn judge(&self) -> Judge;
+    /// Switches the check; `false` when this storage's rule cannot be changed (a student's).
+    fn set_check(&mut self, check: FenceCheck) -> bool;
+    /// Every key with what it holds, in key order.
+    fn entries(&self) -> Vec<(String, StoredValue)>;
+}
+
+/// A lock service and a storage, fresh, for one run.
+pub struct Backend {
+    pub locks: Box<dyn LockApi>,
+    pub storage: Box<dyn StorageApi>,
+    /// Set when the implementation stopped answering properly (a student's program crashed or
+    /// broke the protocol): the run's events after it cannot be trusted.
+    pub fault: Arc<std::sync::Mutex<Option<String>>>,
+}
+
+/// Makes a fresh backend for a scenario, whose storage starts with the given check. Time travel
+/// replays a run from t = 0, so a session makes one for every replay.
+pub type BackendFactory = Arc<dyn Fn(&Scenario, FenceCheck) -> Backend + Send + Sync>;
+
+/// This project's library: [`LockService`] over a [`ManualClock`], and [`CheckedStorage`].
+pub fn built_in() -> BackendFactory {
+    Arc::new(|scenario: &Scenario, check: FenceCheck| {
+        let clock = ManualClock::new(0.0);
+        let service = LockService::new(clock.clone(), scenario.lease_seconds, scenario.first_token)
+            .expect("scenario validation guarantees a valid lease");
+        Backend {
+            locks: Box::new(BuiltInLocks { clock, service }),
+            storage: Box::new(CheckedStorage::new(check)),
+            fault: Arc::default(),
+        }
+    })
+}
+
+struct BuiltInLocks {
+    clock: ManualClock,
+    service: LockService<ManualClock>,
+}
+
+impl LockApi for BuiltInLocks {
+    fn set_time(&mut self, seconds: f64) {
+        self.clock.set(seconds);
+    }
+
+    fn acquire(&mut self, lock: &str, client: &str) -> Option<Lease> {
+        self.service.acquire(lock, client)
+    }
+
+    fn renew(&mut self, lock: &str, client: &str, token: u64) -> Result<Lease, Refusal> {
+        self.service
+            .renew(lock, client, token)
+            .map_err(Refusal::Lease)
+    }
+
+    fn release(&mut self, lock: &str, client: &str, token: u64) -> Result<(), Refusal> {
+        self.service
+            .release(lock, client, token)
+            .map_err(Refusal::Lease)
+    }
+
+    fn holder(&mut self, lock: &str) -> Option<String> {
+        self.service.holder(lock).map(str::to_owned)
+    }
+
+    fn next_token(&self) -> NextToken {
+        match self.service.next_token() {
+            Some(token) => NextToken::Is(token),
+            None => NextToken::NoneLeft,
+        }
+    }
+}
+
+impl StorageApi for CheckedStorage {
+    fn write(&mut self, key: &str, value: &str, token: u64) -> Verdict {
+        CheckedStorage::write(self, key, value, token)
+    }
+
+    fn judge(&self) -> Judge {
+        Judge::Check(self.check())
+    }
+
+    fn set_check(&mut self, check: FenceCheck) -> bool {
+        CheckedStorage::set_check(self, check);
+        true
+    }
+
+    fn entries(&self) -> Vec<(String, StoredValue)> {
+        CheckedStorage::entries(self)
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.clone()))
+            .collect()
+    }
+}

@@ -1,0 +1,239 @@
+//! The record of a run: the events, each client's lane and the lock lanes over time, the marks
+//! at instants, and what became of each scripted beat. The world writes it; every view reads it.
+
+use super::event::{ClientId, Event, EventKind};
+use super::scenario::CLIENT_COUNT;
+use super::time::Ms;
+use crate::Outcome;
+
+/// How much of the history a run keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Everything: events, lanes, marks (the UI, and anything that draws).
+    All,
+    /// Events only, until the caller takes them ([`History::take_events`]): a long headless run
+    /// streams its events in bounded memory.
+    Stream,
+    /// Nothing but counts: chaos summaries.
+    Counts,
+}
+
+/// How a client's lane looks over a stretch of time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LaneState {
+    Idle,
+    Waiting,
+    /// Holds the live lease.
+    Holding,
+    /// Believes it holds a lock, but that lease is gone: the dangerous moment.
+    Stale,
+    Paused,
+    Crashed,
+}
+
+/// A stretch of a client's lane from `start` until the next span starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub start: Ms,
+    pub state: LaneState,
+    /// The token held or believed held.
+    pub token: Option<u64>,
+}
+
+/// A stretch of one lock's lane: who holds the live lease, from `start`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LockSpan {
+    pub start: Ms,
+    pub holder: Option<(ClientId, u64)>,
+}
+
+/// Something that happened at an instant on a client's lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MarkKind {
+    // Ordered by how much a student must see it when several share one column.
+    Released,
+    Renewed,
+    Refused,
+    LeaseRefusal,
+    Sent,
+    Accepted,
+    Rejected,
+    Corrupted,
+}
+
+impl MarkKind {
+    /// The mark of a write's verdict: the one mapping from verdict to mark.
+    pub fn of(outcome: Outcome) -> MarkKind {
+        match outcome {
+            Outcome::Accepted => MarkKind::Accepted,
+            Outcome::Rejected => MarkKind::Rejected,
+            Outcome::Corrupted => MarkKind::Corrupted,
+        }
+    }
+}
+
+/// An instant on a client's lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub t: Ms,
+    pub kind: MarkKind,
+}
+
+/// What became of a scripted beat's action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fate {
+    /// Its time has not come.
+    Pending,
+    /// A caption-only beat, or a fencing switch or clock jump: nothing for a client to do.
+    Narrated,
+    /// Done, at this time (later than the beat when its client was frozen).
+    Done { at: Ms },
+    /// Its client is frozen in a GC pause: it does it when it wakes.
+    Deferred,
+    /// Its client was down after a crash (at this time): it never happens.
+    Dropped { at: Ms },
+    /// A write, renew or release by a client that believes it holds no lease (it found out at
+    /// this time): nothing to send.
+    NoLease { at: Ms },
+}
+
+/// The record of a run.
+#[derive(Clone, Debug)]
+pub struct History {
+    keep: Keep,
+    events: Vec<Event>,
+    /// Events handed out by [`take_events`](Self::take_events) so far.
+    taken: usize,
+    lanes: [Vec<Span>; CLIENT_COUNT],
+    lock_lanes: Vec<Vec<LockSpan>>,
+    marks: [Vec<Mark>; CLIENT_COUNT],
+    fates: Vec<Fate>,
+}
+
+impl History {
+    /// An empty history of a scenario with `locks` locks and `beats` beats.
+    pub fn new(keep: Keep, locks: usize, beats: usize) -> History {
+        History {
+            keep,
+            events: Vec::new(),
+            taken: 0,
+            lanes: Default::default(),
+            lock_lanes: vec![Vec::new(); locks],
+            marks: Default::default(),
+            fates: vec![Fate::Pending; beats],
+        }
+    }
+
+    /// How much it keeps.
+    pub fn keep(&self) -> Keep {
+        self.keep
+    }
+
+    /// Every event so far (in [`Keep::Stream`], those not yet taken).
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// How many events happened in all, taken ones included.
+    pub fn event_count(&self) -> usize {
+        self.taken + self.events.len()
+    }
+
+    /// The events since the last call, in a streaming history (in any other, all of them,
+    /// copied).
+    pub fn take_events(&mut self) -> Vec<Event> {
+        if self.keep == Keep::Stream {
+            self.taken += self.events.len();
+            std::mem::take(&mut self.events)
+        } else {
+            self.events.clone()
+        }
+    }
+
+    /// Client `index`'s lane.
+    pub fn lane(&self, index: usize) -> &[Span] {
+        &self.lanes[index]
+    }
+
+    /// The instants on client `index`'s lane.
+    pub fn marks(&self, index: usize) -> &[Mark] {
+        &self.marks[index]
+    }
+
+    /// Lock `index`'s lane.
+    pub fn lock_lane(&self, index: usize) -> &[LockSpan] {
+        &self.lock_lanes[index]
+    }
+
+    /// What became of beat `index` by the end of the history.
+    pub fn fate(&self, index: usize) -> Fate {
+        self.fates.get(index).copied().unwrap_or(Fate::Pending)
+    }
+
+    /// What had become of beat `index`, due at `beat_at`, by time `t`: a beat done or dropped
+    /// after `t` was still waiting then.
+    pub fn fate_at(&self, index: usize, beat_at: Ms, t: Ms) -> Fate {
+        if beat_at > t {
+            return Fate::Pending;
+        }
+        match self.fate(index) {
+            Fate::Done { at } | Fate::Dropped { at } | Fate::NoLease { at } if at > t => {
+                Fate::Deferred
+            }
+            fate => fate,
+        }
+    }
+
+    /// Records an event, if events are kept; `kind` is built only then.
+    pub fn emit(&mut self, t: Ms, kind: impl FnOnce() -> EventKind) {
+        if self.keep != Keep::Counts {
+            self.events.push(Event { t, kind: kind() });
+        }
+    }
+
+    /// Records a mark on client `index`'s lane.
+    pub fn mark(&mut self, index: usize, t: Ms, kind: MarkKind) {
+        if self.keep == Keep::All {
+            self.marks[index].push(Mark { t, kind });
+        }
+    }
+
+    /// Records what became of beat `index`.
+    pub fn set_fate(&mut self, index: usize, fate: Fate) {
+        if let Some(slot) = self.fates.get_mut(index) {
+            *slot = fate;
+        }
+    }
+
+    /// Extends the lanes with the state at `t` (a new span only where something changed).
+    pub fn update_lanes(
+        &mut self,
+        t: Ms,
+        clients: impl Iterator<Item = (LaneState, Option<u64>)>,
+        locks: impl Iterator<Item = Option<(ClientId, u64)>>,
+    ) {
+        if self.keep != Keep::All {
+            return;
+        }
+        for (lane, (state, token)) in self.lanes.iter_mut().zip(clients) {
+            let span = Span {
+                start: t,
+                state,
+                token,
+            };
+            match lane.last_mut() {
+                Some(last) if (last.state, last.token) == (span.state, span.token) => {}
+                Some(last) if last.start == span.start => *last = span,
+                _ => lane.push(span),
+            }
+        }
+        for (lane, holder) in self.lock_lanes.iter_mut().zip(locks) {
+            let span = LockSpan { start: t, holder };
+            match lane.last_mut() {
+                Some(last) if last.holder == span.holder => {}
+                Some(last) if last.start == span.start => *last = span,
+                _ => lane.push(span),
+            }
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! Record and replay: a session saved as JSON (scenario, seed, settings, every input with its
+//! time) and loaded back into exactly the same run. Saving never destroys an older recording:
+//! it writes a temporary file beside it and renames it into place.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::event::ClientId;
+use super::input::{Input, InputKind};
+use super::scenario::{read_text_file, Scenario};
+use super::session::Session;
+use super::text::printable;
+use super::time::{seconds, to_ms, MAX_MS};
+use super::world::Setup;
+use crate::FenceCheck;
+
+const FORMAT: u32 = 1;
+
+/// The largest recording read.
+pub const MAX_RECORDING_BYTES: u64 = 16 * 1024 * 1024;
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Recording {
+    format: u32,
+    /// A built-in name or the path the scenario was loaded from.
+    scenario: String,
+    seed: u64,
+    fencing: bool,
+    check: String,
+    inputs: Vec<RecordedInput>,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct RecordedInput {
+    /// Seconds.
+    at: f64,
+    /// pause, crash, delay, fencing or check.
+    action: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    on: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    check: Option<String>,
+}
+
+/// The session as recording JSON.
+pub fn to_json(session: &Session) -> String {
+    let inputs = session
+        .inputs()
+        .iter()
+        .map(|input| {
+            let (action, client, on, check) = match input.kind {
+                InputKind::Pause { client } => ("pause", Some(client.number()), None, None),
+                InputKind::Crash { client } => ("crash", Some(client.number()), None, None),
+                InputKind::Delay { client } => ("delay", Some(client.number()), None, None),
+                InputKind::Fencing { on } => ("fencing", None, Some(on), None),
+                InputKind::Check(c) => ("check", None, None, Some(c.name().to_owned())),
+            };
+            RecordedInput {
+                at: seconds(input.at),
+                action: action.to_owned(),
+                client,
+                on,
+                check,
+            }
+        })
+        .collect();
+    let recording = Recording {
+        format: FORMAT,
+        scenario: session.scenario().origin.clone(),
+        seed: session.seed(),
+        fencing: session.fencing_at_start(),
+        check: session.check_at_start().name().to_owned(),
+        inputs,
+    };
+    serde_json::to_string_pretty(&recording).expect("a recording always serializes")
+}
+
+/// The setup and inputs of recording JSON; `source` names it in errors.
+pub fn from_json(text: &str, source: &str) -> Result<(Setup, Vec<Input>), String> {
+    let source = printable(source);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let recording: Recording = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "{source}, line {}: not a fencing-lab recording: {}",
+            e.line(),
+            printable(&e.to_string())
+        )
+    })?;
+    if recording.format != FORMAT {
+        return Err(format!(
+            "{source}: recording format {} is not the supported format {FORMAT}",
+            recording.format
+        ));
+    }
+    let scenario = Scenario::load(&recording.scenario).map_err(|e| {
+        format!(
+            "{source} names scenario {}: {e}",
+            printable(&recording.scenario)
+        )
+    })?;
+    let check = FenceCheck::from_name(&recording.check).ok_or_else(|| {
+        format!(
+            "{source}: field `check` has unknown check '{}'",
+            printable(&recording.check)
+        )
+    })?;
+    let mut inputs = Vec::with_capacity(recording.inputs.len());
+    for (i, input) in recording.inputs.iter().enumerate() {
+        let where_ = || format!("{source}: input {}", i + 1);
+        if !(input.at.is_finite() && (0.0..=seconds(MAX_MS)).contains(&input.at)) {
+            return Err(format!(
+                "{}: field `at` must be a time from 0 to 86400 seconds, got {}",
+                where_(),
+                input.at
+            ));
+        }
+        let client = || {
+            input
+                .client
+                .and_then(|n| ClientId::from_number(n.into()))
+                .ok_or_else(|| format!("{}: field `client` must be 1, 2 or 3", where_()))
+        };
+        let kind = match input.action.as_str() {
+            "pause" => InputKind::Pause { client: client()? },
+            "crash" => InputKind::Crash { client: client()? },
+            "delay" => InputKind::Delay { client: client()? },
+            "fencing" => InputKind::Fencing {
+                on: input
+                    .on
+                    .ok_or_else(|| format!("{}: a fencing input needs field `on`", where_()))?,
+            },
+            "check" => InputKind::Check(
+                input
+                    .check
+                    .as_deref()
+                    .and_then(FenceCheck::from_name)
+                    .ok_or_else(|| {
+                        format!("{}: a check input needs a known field `check`", where_())
+                    })?,
+            ),
+            other => {
+                return Err(format!(
+                    "{}: field `action` is '{}'; use pause, crash, delay, fencing or check",
+                    where_(),
+                    printable(other)
+                ))
+            }
+        };
+        inputs.push(Input {
+            at: to_ms(input.at),
+            kind,
+        });
+    }
+    let setup = Setup::new(Arc::new(scenario))
+        .seed(recording.seed)
+        .fencing(recording.fencing)
+        .check(check);
+    Ok((setup, inputs))
+}
+
+/// Loads a recording from `path`.
+pub fn load(path: &Path) -> Result<(Setup, Vec<Input>), String> {
+    let source = path.display().to_string();
+    let text = read_text_file(path, MAX_RECORDING_BYTES, "a recording")
+        .map_err(|e| format!("{}: {e}", printable(&source)))?;
+    from_json(&text, &source)
+}
+
+/// Where a recording will be saved: checked at start, so a bad path is refused before the
+/// session, not after it.
+#[derive(Clone, Debug)]
+pub struct SavePath {
+    path: PathBuf,
+}
+
+impl SavePath {
+    /// Checks that `path` can take a recording: its folder exists and is writable, and it is
+    /// not a folder or a special file (a device like `/dev/full`, `/proc/version`).
+    pub fn check(path: &Path) -> Result<SavePath, String> {
+        let shown = printable(&path.display().to_string()).into_owned();
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                return Err(format!("cannot record to {shown}: it is a folder"))
+            }
+            Ok(meta) if !meta.is_file() => {
+                return Err(format!(
+                    "cannot record to {shown}: it is not a regular file (a device or a link?)"
+                ))
+            }
+            Ok(_) | Err(_) => {}
+        }
+        let folder = folder_of(path);
+        if !folder.is_dir() {
+            return Err(format!(
+                "cannot record to {shown}: the folder {} does not exist",
+                printable(&folder.display().to_string())
+            ));
+        }
+        // Prove the folder takes a new file: the save writes one beside the target, then renames.
+        let probe = temporary_beside(path);
+        std::fs::File::create(&probe)
+            .and_then(|_| std::fs::remove_file(&probe))
+            .map_err(|e| format!("cannot record to {shown}: {e}"))?;
+        Ok(SavePath {
+            path: path.to_owned(),
+        })
+    }
+
+    /// The path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Saves `session`: all of it or nothing, never a cut file in place of an older one.
+    pub fn save(&self, session: &Session) -> Result<(), String> {
+        self.save_json(&to_json(session))
+    }
+
+    /// Saves recording JSON made earlier (the signal thread saves the loop's latest copy).
+    pub fn save_json(&self, json: &str) -> Result<(), String> {
+        self.save_with(json, |file, bytes| file.write_all(bytes))
+    }
+
+    /// As [`save_json`](Self::save_json), with the writer injected (tests make it fail).
+    pub fn save_with(
+        &self,
+        json: &str,
+        write: impl FnOnce(&mut std::fs::File, &[u8]) -> std::io::Result<()>,
+    ) -> Result<(), String> {
+        let shown = printable(&self.path.display().to_string()).into_owned();
+        let temporary = temporary_beside(&self.path);
+        let text = format!("{json}\n");
+        let result = std::fs::File::create(&temporary).and_then(|mut file| {
+            write(&mut file, text.as_bytes())?;
+            file.sync_all()
+        });
+        if let Err(e) = result.and_then(|()| std::fs::rename(&temporary, &self.path)) {
+            let _ = std::fs::remove_file(&temporary);
+            return Err(format!(
+                "could not save the recording to {shown} ({e}); any earlier file there is unchanged"
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn temporary_beside(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "recording".into());
+    folder_of(path).join(format!(".{name}.{}.tmp", std::process::id()))
+}

@@ -1,0 +1,50 @@
+//! Small text helpers every layer uses: text from users shown safely, counted words.
+
+use std::borrow::Cow;
+
+/// `text` with every control character written as an escape (`\u{1b}`), so user text echoed in a
+/// message or a transcript can never move the cursor, clear the screen or break a line.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// "1 corruption", "2 corruptions": `count` and the word, singular or plural.
+pub fn counted(count: u64, singular: &str, plural: &str) -> String {
+    format!("{count} {}", if count == 1 { singular } else { plural })
+}
+
+/// The first control character in `text`, if any (for validation errors).
+pub fn first_control(text: &str) -> Option<char> {
+    text.chars().find(|c| c.is_control())
+}
+
+/// Runs of whitespace (including line breaks) folded to one space, ends trimmed.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_and_plain_text_is_kept() {
+        assert_eq!(printable("plain"), "plain");
+        assert_eq!(printable("\u{1b}[2J\u{7}x\ny"), "\\u{1b}[2J\\u{7}x\\u{a}y");
+        assert_eq!(counted(1, "corruption", "corruptions"), "1 corruption");
+        assert_eq!(counted(0, "corruption", "corruptions"), "0 corruptions");
+        assert_eq!(one_line(" a\n  b\tc "), "a b c");
+        assert_eq!(first_control("ok\u{7}"), Some('\u{7}'));
+    }
+}

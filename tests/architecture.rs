@@ -1,0 +1,190 @@
+//! The module arrows point one way. `src/sim/` is layered as its module doc lists it (each
+//! module uses only those above it), and the crate's layers stack: the library uses nothing of
+//! the rest; the simulation nothing of the UI or the command line; the UI nothing of the
+//! command line. A module that reaches up fails here.
+
+use std::fs;
+use std::path::Path;
+
+/// The identifiers that follow `prefix` anywhere in `text` (`super::world::Setup` -> "world").
+fn referenced(text: &str, prefix: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(prefix) {
+        rest = &rest[i + prefix.len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            found.push(name);
+        }
+    }
+    found
+}
+
+/// The module order a `mod.rs` documents: "//! N. [`a`], [`b`]: ..." lines, top first.
+fn documented_order(mod_rs: &str) -> Vec<String> {
+    mod_rs
+        .lines()
+        .filter_map(|l| l.strip_prefix("//! "))
+        .filter(|l| {
+            l.split('.')
+                .next()
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        })
+        .flat_map(|l| {
+            let names = l.split(':').next().unwrap_or("");
+            names
+                .split("[`")
+                .skip(1)
+                .filter_map(|s| s.split('`').next().map(str::to_owned))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn check_layers(folder: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+    let order = documented_order(&fs::read_to_string(dir.join("mod.rs")).unwrap());
+    assert!(order.len() >= 5, "{folder}/mod.rs documents no layer order");
+    let rank = |name: &str| order.iter().position(|m| m == name);
+    let crate_prefix = format!(
+        "crate::{}::",
+        folder.trim_start_matches("src/").replace('/', "::")
+    );
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let Some(module) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if module == "mod" || path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let own = rank(module)
+            .unwrap_or_else(|| panic!("{folder}/{module}.rs is not in mod.rs's layer list"));
+        let text = fs::read_to_string(&path).unwrap();
+        // Only what the module itself uses: its unit tests may look anywhere.
+        let text = text.split("#[cfg(test)]").next().unwrap();
+        for used in referenced(text, "super::")
+            .into_iter()
+            .chain(referenced(text, &crate_prefix))
+        {
+            if let Some(theirs) = rank(&used) {
+                assert!(
+                    theirs < own,
+                    "{folder}/{module}.rs uses `{used}`, which is not above it in mod.rs's list: the arrows must point one way"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_simulation_is_layered_one_way() {
+    check_layers("src/sim");
+}
+
+#[test]
+fn the_ui_is_layered_one_way() {
+    check_layers("src/tui");
+}
+
+fn files(folder: &Path) -> Vec<std::path::PathBuf> {
+    let mut all = Vec::new();
+    for entry in fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            all.extend(files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            all.push(path);
+        }
+    }
+    all
+}
+
+#[test]
+fn the_crate_layers_stack_library_sim_ui_cli() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let above = |layer: &str| -> &'static [&'static str] {
+        match layer {
+            "library" => &[
+                "crate::sim",
+                "crate::tui",
+                "crate::cli",
+                "crate::lab",
+                "crate::pictures",
+            ],
+            "sim" => &["crate::tui", "crate::cli", "crate::lab", "crate::pictures"],
+            "lab" => &["crate::tui", "crate::cli", "crate::pictures"],
+            "tui" => &["crate::cli", "crate::pictures"],
+            "pictures" => &["crate::cli"],
+            _ => &[],
+        }
+    };
+    for path in files(&src) {
+        let relative = path
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let layer = match relative.split('/').next().unwrap() {
+            "clock.rs" | "lock.rs" | "storage.rs" => "library",
+            "sim" => "sim",
+            "lab" => "lab",
+            "tui" => "tui",
+            "pictures" => "pictures",
+            _ => continue,
+        };
+        let text = fs::read_to_string(&path).unwrap();
+        for forbidden in above(layer) {
+            assert!(
+                !text.contains(&format!("{forbidden}::"))
+                    && !text.contains(&format!("{forbidden};")),
+                "src/{relative} ({layer}) reaches up into {forbidden}"
+            );
+        }
+    }
+}
+
+#[test]
+fn no_file_of_the_project_refers_outside_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut checked = 0;
+    for folder in ["src", "tests", "benches", "assets", "docs"] {
+        let dir = root.join(folder);
+        if !dir.exists() {
+            continue;
+        }
+        let mut stack = vec![dir];
+        while let Some(dir) = stack.pop() {
+            for entry in fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy();
+                if path.is_dir() {
+                    if name != "target" && name != "node_modules" {
+                        stack.push(path);
+                    }
+                    continue;
+                }
+                let Ok(text) = fs::read_to_string(&path) else {
+                    continue;
+                };
+                let outside = ["..", "shared"].join("/");
+                assert!(
+                    !text.contains(&outside),
+                    "{} refers to {outside}",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    for file in ["README.md", "ARCHITECTURE.md", "Cargo.toml"] {
+        if let Ok(text) = fs::read_to_string(root.join(file)) {
+            let outside = ["..", "shared"].join("/");
+            assert!(!text.contains(&outside), "{file} refers to {outside}");
+        }
+    }
+    assert!(checked > 20);
+}

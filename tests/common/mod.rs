@@ -1,0 +1,105 @@
+//! Helpers the integration tests share: playing a built-in scenario and reading its events.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use fencing_lab::sim::{ClientId, Event, EventKind, Ms, Scenario, Session, Setup};
+use fencing_lab::FenceCheck;
+
+/// The setup of built-in scenario `name` with these settings.
+pub fn setup(name: &str, fencing: bool, check: FenceCheck) -> Setup {
+    let scenario = Arc::new(Scenario::built_in(name).expect("built-in"));
+    Setup::new(scenario).fencing(fencing).check(check)
+}
+
+/// Built-in scenario `name` played to its end.
+pub fn play_with(name: &str, fencing: bool, check: FenceCheck) -> Session {
+    let setup = setup(name, fencing, check);
+    let end = setup.scenario.end;
+    Session::played_to(setup, end)
+}
+
+pub fn play(name: &str, fencing: bool) -> Session {
+    play_with(name, fencing, FenceCheck::PerKey)
+}
+
+pub fn c(n: u64) -> ClientId {
+    ClientId::from_number(n).unwrap()
+}
+
+pub fn at(session: &Session, t: Ms) -> Vec<&EventKind> {
+    session
+        .world()
+        .events()
+        .iter()
+        .filter(|e| e.t == t)
+        .map(|e| &e.kind)
+        .collect()
+}
+
+pub fn grants(session: &Session) -> Vec<(Ms, ClientId, u64)> {
+    session
+        .world()
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Grant { client, token, .. } => Some((e.t, client, token)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The write at `t`: (accepted, the key's highest before, token).
+pub fn write_at(session: &Session, t: Ms) -> (bool, Option<u64>, u64) {
+    at(session, t)
+        .into_iter()
+        .find_map(|k| match k {
+            EventKind::Write { verdict, .. } => {
+                Some((verdict.accepted, verdict.key_highest, verdict.token))
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no write at {t} ms"))
+}
+
+/// The corruption at `t`: (token, the key's highest it was older than).
+pub fn corruption_at(session: &Session, t: Ms) -> Option<(u64, u64)> {
+    at(session, t).into_iter().find_map(|k| match k {
+        EventKind::Corruption { token, highest, .. } => Some((*token, *highest)),
+        _ => None,
+    })
+}
+
+pub fn refusal_reason(session: &Session, t: Ms) -> &'static str {
+    at(session, t)
+        .into_iter()
+        .find_map(|k| match k {
+            EventKind::RenewRefused { reason, .. } | EventKind::ReleaseRefused { reason, .. } => {
+                Some(reason.code())
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no refusal at {t} ms"))
+}
+
+pub fn events(session: &Session) -> Vec<Event> {
+    session.world().events().to_vec()
+}
+
+/// How many lines `text` takes when word-wrapped at `width` columns.
+pub fn wrapped_lines(text: &str, width: usize) -> usize {
+    let mut lines = 1;
+    let mut used = 0;
+    for word in text.split_whitespace() {
+        let w = word.chars().count();
+        if used == 0 {
+            used = w;
+        } else if used + 1 + w <= width {
+            used += 1 + w;
+        } else {
+            lines += 1;
+            used = w;
+        }
+    }
+    lines
+}

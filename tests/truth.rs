@@ -1,0 +1,505 @@
+//! Never tell the class something false. Generated over every built-in scenario, every check,
+//! fencing on and off, at every event moment, every beat and on a 0.5 s grid: no screen,
+//! transcript or JSON event states an inequality or verdict that the active check did not make,
+//! every mark agrees with its verdict, and no caption states an outcome the events contradict,
+//! also with random lecturer inputs (GC pauses, crashes, delays, fencing and check switches).
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use fencing_lab::sim::lesson::{Lesson, RunView, Source};
+use fencing_lab::sim::{
+    ClientId, Event, EventKind, Input, InputKind, Ms, Scenario, Session, Setup, Vocab,
+};
+use fencing_lab::tui::{self, App, Theme, Window};
+use fencing_lab::{FenceCheck, Judge, Outcome, Verdict};
+use proptest::prelude::*;
+
+/// Fencing on with each check, and fencing off.
+const SETTINGS: [(bool, FenceCheck); 4] = [
+    (true, FenceCheck::PerKey),
+    (true, FenceCheck::Strict),
+    (true, FenceCheck::Global),
+    (false, FenceCheck::PerKey),
+];
+
+fn setup_of(scenario: &Scenario, fencing: bool, check: FenceCheck) -> Setup {
+    Setup::new(Arc::new(scenario.clone()))
+        .fencing(fencing)
+        .check(check)
+}
+
+/// Every moment worth looking at: events, beats, and a half-second grid.
+fn moments(scenario: &Scenario, events: &[Event]) -> Vec<Ms> {
+    let mut all: BTreeSet<Ms> = events.iter().map(|e| e.t).collect();
+    all.extend(scenario.beats.iter().map(|b| b.at));
+    all.extend((0..=scenario.end).step_by(500));
+    all.into_iter().filter(|&t| t <= scenario.end).collect()
+}
+
+/// What the panel's comparison must say for `verdict`, derived here from the numbers alone.
+fn expected_comparison(v: &Verdict) -> String {
+    let t = v.token;
+    match v.judge {
+        Judge::Check(FenceCheck::Unchecked) => match v.key_highest {
+            Some(h) if t < h => format!("no check, t{t} < t{h}"),
+            _ => "no check".into(),
+        },
+        Judge::Check(FenceCheck::Strict) => match v.key_highest {
+            None => "new key".into(),
+            Some(h) if t > h => format!("t{t} > t{h}"),
+            Some(h) => format!("t{t} is not > t{h}"),
+        },
+        Judge::Check(FenceCheck::Global) => match v.any_highest {
+            None => "first write".into(),
+            Some(h) if t >= h => format!("t{t} >= t{h} (any key)"),
+            Some(h) => format!("t{t} < t{h} (any key)"),
+        },
+        Judge::Check(FenceCheck::PerKey) | Judge::External => match v.key_highest {
+            None => "new key".into(),
+            Some(h) if t >= h => format!("t{t} >= t{h}"),
+            Some(h) => format!("t{t} < t{h}"),
+        },
+    }
+}
+
+/// Whether `check` let `token` through, decided here independently of the library.
+fn admitted(v: &Verdict) -> bool {
+    let t = v.token;
+    match v.judge {
+        Judge::Check(FenceCheck::Unchecked) => true,
+        Judge::Check(FenceCheck::Strict) => v.key_highest.is_none_or(|h| t > h),
+        Judge::Check(FenceCheck::Global) => v.any_highest.is_none_or(|h| t >= h),
+        _ => v.key_highest.is_none_or(|h| t >= h),
+    }
+}
+
+/// Every "a < b", "ta >= tb", "a is not > b" in `text`: each must hold for the numbers.
+fn check_inequalities(text: &str, context: &str) {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')' || c == ':')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let number = |w: &str| {
+        w.trim_start_matches('t')
+            .trim_end_matches(['.', ';'])
+            .parse::<u64>()
+            .ok()
+    };
+    for i in 0..words.len() {
+        let (Some(a), op) = (number(words[i]), words.get(i + 1).copied()) else {
+            continue;
+        };
+        let (op, rhs) = match (op, words.get(i + 2), words.get(i + 3)) {
+            (Some("is"), Some(&"not"), Some(&">")) => ("not>", words.get(i + 4)),
+            (Some(op @ ("<" | ">" | ">=" | "=")), rhs, _) => (op, rhs),
+            _ => continue,
+        };
+        let Some(b) = rhs.and_then(|w| number(w)) else {
+            continue;
+        };
+        let holds = match op {
+            "<" => a < b,
+            ">" => a > b,
+            ">=" => a >= b,
+            "=" => a == b,
+            _ => a <= b,
+        };
+        assert!(holds, "{context}: '{a} {op} {b}' is false in: {text}");
+    }
+}
+
+/// The mark the timeline must draw for a column holding these write outcomes.
+fn write_glyph(outcomes: &[Outcome]) -> Option<char> {
+    outcomes.iter().max().map(|o| match o {
+        Outcome::Accepted => '✓',
+        Outcome::Rejected => '✗',
+        Outcome::Corrupted => '!',
+    })
+}
+
+/// The screen of `app` at 80x24 agrees with the history: the verdict line, the marks, every
+/// inequality and every CORRUPTED.
+fn check_screen(app: &App, context: &str) {
+    let world = app.session().world();
+    let now = world.now();
+    let events = world.events();
+    let text = tui::render_text(app, 80, 24);
+
+    // The header says what the storage does.
+    let header = text.lines().next().unwrap();
+    assert!(
+        header.contains(if world.fencing() {
+            "FENCING ON"
+        } else {
+            "FENCING OFF"
+        }),
+        "{context}: {header}"
+    );
+    let rule = match world.judge() {
+        Judge::Check(check) => check.rule(),
+        Judge::External => "your FencedStorage",
+    };
+    assert!(
+        header.contains(rule),
+        "{context}: the header lacks {rule}: {header}"
+    );
+
+    // The storage's last line is the latest write's verdict, as the check made it.
+    let latest = events.iter().rev().find_map(|e| match &e.kind {
+        EventKind::Write { verdict, .. } => Some(verdict),
+        _ => None,
+    });
+    if let Some(v) = latest {
+        assert_eq!(
+            v.accepted,
+            admitted(v),
+            "{context}: the storage misjudged {v:?}"
+        );
+        let (mark, word) = match v.outcome() {
+            Outcome::Accepted => ("✓", "accepted"),
+            Outcome::Rejected => ("✗", "REJECTED"),
+            Outcome::Corrupted => ("!", "CORRUPTED DATA!"),
+        };
+        let line = format!("{mark} {word} {}", expected_comparison(v));
+        assert!(
+            text.contains(&line),
+            "{context}: no '{line}' on screen:\n{text}"
+        );
+    }
+
+    // Every inequality on screen holds.
+    for line in text.lines() {
+        check_inequalities(line, context);
+    }
+
+    // CORRUPTED appears only when a stale write was accepted, and always when the latest was.
+    let corrupted = events.iter().any(|e| {
+        e.kind
+            .verdict()
+            .is_some_and(|v| v.outcome() == Outcome::Corrupted)
+    });
+    if text.contains("CORRUPTED") {
+        assert!(
+            corrupted,
+            "{context}: CORRUPTED on screen with no corruption:\n{text}"
+        );
+    }
+    if latest.is_some_and(|v| v.outcome() == Outcome::Corrupted) {
+        assert!(text.contains("CORRUPTED DATA!"), "{context}:\n{text}");
+    }
+
+    // Each client lane's write marks agree with the verdicts of the writes in their column.
+    let (lane_x, lane_w) = tui::lane_span(78);
+    let scenario = world.scenario();
+    let window = Window::choose(lane_w, now, scenario.end, scenario.chaos.is_some());
+    let lines: Vec<&str> = text.lines().collect();
+    for client in ClientId::ALL {
+        let row = lines
+            .iter()
+            .find(|l| l.contains(&format!("{}", client)) && l.starts_with('│'))
+            .unwrap_or_else(|| panic!("{context}: no lane for {client}"));
+        let cells: Vec<char> = row
+            .chars()
+            .skip(1 + lane_x as usize)
+            .take(lane_w as usize)
+            .collect();
+        let mut by_column: std::collections::BTreeMap<u16, Vec<Outcome>> = Default::default();
+        for e in events {
+            if let EventKind::Write {
+                client: c, verdict, ..
+            } = &e.kind
+            {
+                if *c == client {
+                    if let Some(col) = window.col_of(e.t) {
+                        by_column.entry(col).or_default().push(verdict.outcome());
+                    }
+                }
+            }
+        }
+        for (col, outcomes) in by_column {
+            let drawn = cells.get(col as usize).copied();
+            assert_eq!(
+                drawn,
+                write_glyph(&outcomes),
+                "{context}: {client}'s column {col} shows {drawn:?} for {outcomes:?}:\n{text}"
+            );
+        }
+        // And a write glyph never appears where no write of that verdict is.
+        for (col, glyph) in cells.iter().enumerate() {
+            if matches!(glyph, '✓' | '✗' | '!') {
+                let t0 = window.start + col as u64 * window.scale;
+                let has = events.iter().any(|e| {
+                    e.t >= t0
+                        && e.t < t0 + window.scale
+                        && matches!(&e.kind, EventKind::Write { client: c, .. } if *c == client)
+                });
+                assert!(
+                    has,
+                    "{context}: {client} shows {glyph} at column {col} with no write:\n{text}"
+                );
+            }
+        }
+    }
+}
+
+/// The words of a caption that claim an outcome must match what happened in its stretch:
+/// `events` are those from the beat (or the generated instant) up to now, `all` up to now.
+fn check_caption_claims(text: &str, stretch: &[&Event], all: &[Event], context: &str) {
+    check_inequalities(text, context);
+    let writes = |o: Outcome| {
+        stretch
+            .iter()
+            .any(|e| e.kind.verdict().is_some_and(|v| v.outcome() == o))
+    };
+    if text.contains("REJECTED") {
+        assert!(
+            writes(Outcome::Rejected),
+            "{context}: says REJECTED: {text}"
+        );
+    }
+    if text.contains("CORRUPTED") {
+        let any = all.iter().any(|e| {
+            e.kind
+                .verdict()
+                .is_some_and(|v| v.outcome() == Outcome::Corrupted)
+        });
+        assert!(any, "{context}: says CORRUPTED: {text}");
+    }
+    if text.contains("refused") && !text.contains("refused, even") {
+        let refusal = stretch.iter().any(|e| {
+            matches!(
+                e.kind,
+                EventKind::AcquireRefused { .. }
+                    | EventKind::RenewRefused { .. }
+                    | EventKind::ReleaseRefused { .. }
+            ) || e.kind.verdict().is_some_and(|v| !v.accepted)
+        });
+        assert!(refusal, "{context}: says refused: {text}");
+    }
+    for pattern in [
+        "gets token ",
+        "takes the lock with token ",
+        "and gets token ",
+    ] {
+        if let Some(rest) = text.split(pattern).nth(1) {
+            let token: u64 = rest
+                .trim_start_matches(|c: char| !c.is_ascii_digit())
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|d| d.parse().ok())
+                .unwrap();
+            let granted = stretch
+                .iter()
+                .any(|e| matches!(e.kind, EventKind::Grant { token: t, .. } if t == token));
+            assert!(granted, "{context}: says token {token} was granted: {text}");
+        }
+    }
+}
+
+/// The caption of `session` now, checked against its events.
+fn check_caption(lesson: &Lesson, session: &Session, context: &str) {
+    let now = session.now();
+    let caption = lesson.caption(RunView::of(session), now);
+    let events = session.world().events();
+    let from = match caption.source {
+        Source::Script { beat, .. } => session.scenario().beats[beat].at,
+        Source::Generated { at } => at,
+        _ => return,
+    };
+    let upto = match caption.source {
+        Source::Generated { at } => at,
+        _ => now,
+    };
+    let stretch: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.t >= from && e.t <= upto)
+        .collect();
+    check_caption_claims(&caption.text, &stretch, events, context);
+}
+
+#[test]
+fn every_screen_states_only_what_the_check_did() {
+    let mut checked = 0;
+    for scenario in Scenario::all_built_in() {
+        for (fencing, check) in SETTINGS {
+            let setup = setup_of(scenario, fencing, check);
+            let full = Session::played_to(setup.clone(), scenario.end);
+            let mut app = App::new(Session::new(setup), Theme::plain());
+            for t in moments(scenario, full.world().events()) {
+                app.seek(t);
+                let context = format!(
+                    "{} fencing={fencing} {} at {t} ms",
+                    scenario.name,
+                    check.name()
+                );
+                check_screen(&app, &context);
+                check_caption(app.lesson(), app.session(), &context);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 2_000, "only {checked} moments checked");
+}
+
+#[test]
+fn every_transcript_and_json_line_states_only_what_the_check_did() {
+    for scenario in Scenario::all_built_in() {
+        for (fencing, check) in SETTINGS {
+            let setup = setup_of(scenario, fencing, check);
+            let session = Session::played_to(setup, scenario.end);
+            let vocab = Vocab::plain(&scenario.locks);
+            let context = format!("{} fencing={fencing} {}", scenario.name, check.name());
+            let events = session.world().events();
+            for (i, e) in events.iter().enumerate() {
+                let line = e.describe(&vocab);
+                check_inequalities(&line, &context);
+                let json = e.to_json(&vocab);
+                if let EventKind::Write { verdict, .. } = &e.kind {
+                    assert_eq!(verdict.accepted, admitted(verdict), "{context}: {line}");
+                    assert_eq!(json["compared"], expected_comparison(verdict), "{context}");
+                    let outcome = match verdict.outcome() {
+                        Outcome::Accepted => "accepted",
+                        Outcome::Rejected => "rejected",
+                        Outcome::Corrupted => "corrupted",
+                    };
+                    assert_eq!(json["outcome"], outcome, "{context}");
+                    assert_eq!(json["accepted"], verdict.accepted);
+                    // The sentence names the rule that decided.
+                    let rule_words = match verdict.judge {
+                        Judge::Check(FenceCheck::Global) if verdict.any_highest.is_some() => {
+                            "of any key"
+                        }
+                        Judge::Check(FenceCheck::Unchecked) => "no check",
+                        _ => "",
+                    };
+                    assert!(line.contains(rule_words), "{context}: {line}");
+                    if matches!(verdict.judge, Judge::Check(FenceCheck::Strict)) {
+                        assert!(
+                            !line.contains(" < ") || verdict.is_stale(),
+                            "{context}: {line}"
+                        );
+                    }
+                    // A corruption event follows exactly the corrupted writes.
+                    let next_is_corruption = matches!(
+                        events.get(i + 1).map(|e| &e.kind),
+                        Some(EventKind::Corruption { .. })
+                    );
+                    assert_eq!(
+                        next_is_corruption,
+                        verdict.outcome() == Outcome::Corrupted,
+                        "{context}: {line}"
+                    );
+                }
+            }
+            let mut out = Vec::new();
+            fencing_lab::cli::report::transcript(&mut out, &session).unwrap();
+            let transcript = String::from_utf8(out).unwrap();
+            for line in transcript.lines() {
+                check_inequalities(line, &context);
+            }
+            // The counts are the events'.
+            let corrupted = events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Corruption { .. }))
+                .count() as u64;
+            assert_eq!(session.world().stats().corruptions, corrupted, "{context}");
+        }
+    }
+}
+
+#[test]
+fn every_scripted_caption_is_shown_in_its_reference_run_and_claims_only_what_happened() {
+    // With no lecturer, each setting's run is its own reference: every beat shows the script.
+    for scenario in Scenario::all_built_in() {
+        for (fencing, check) in SETTINGS {
+            let setup = setup_of(scenario, fencing, check);
+            let session = Session::played_to(setup, scenario.end);
+            let lesson = Lesson::of(&session);
+            for (i, beat) in scenario.beats.iter().enumerate() {
+                let caption = lesson.caption(RunView::of(&session), beat.at);
+                assert!(
+                    matches!(caption.source, Source::Script { beat, .. } if beat == i),
+                    "{} fencing={fencing} {}: beat {i} at {} shows {:?}",
+                    scenario.name,
+                    check.name(),
+                    beat.at,
+                    caption
+                );
+            }
+        }
+    }
+}
+
+fn input() -> impl Strategy<Value = (Ms, InputKind)> {
+    let client = (0..3usize).prop_map(|i| ClientId::ALL[i]);
+    (
+        (0..50u64).prop_map(|k| k * 500),
+        prop_oneof![
+            3 => client.clone().prop_map(|client| InputKind::Pause { client }),
+            2 => client.clone().prop_map(|client| InputKind::Crash { client }),
+            1 => client.prop_map(|client| InputKind::Delay { client }),
+            1 => any::<bool>().prop_map(|on| InputKind::Fencing { on }),
+            1 => prop::sample::select(vec![FenceCheck::PerKey, FenceCheck::Strict, FenceCheck::Global])
+                .prop_map(InputKind::Check),
+        ],
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn with_random_lecturer_inputs_no_caption_contradicts_the_events(
+        index in 0..8usize,
+        setting in 0..4usize,
+        inputs in prop::collection::vec(input(), 1..6),
+    ) {
+        let scripted: Vec<&Scenario> = Scenario::all_built_in().iter().filter(|s| s.chaos.is_none()).collect();
+        let scenario = scripted[index % scripted.len()];
+        let (fencing, check) = SETTINGS[setting];
+        let inputs: Vec<Input> = inputs.into_iter().map(|(at, kind)| Input { at, kind }).collect();
+        let setup = setup_of(scenario, fencing, check);
+        let full = Session::played_to_with(setup.clone(), inputs.clone(), scenario.end);
+        let mut app = App::new(Session::with_inputs(setup, inputs), Theme::plain());
+        for t in moments(scenario, full.world().events()) {
+            app.seek(t);
+            let context = format!("{} fencing={fencing} {} at {t} ms, inputs {:?}", scenario.name, check.name(), app.session().inputs());
+            check_caption(app.lesson(), app.session(), &context);
+            check_screen(&app, &context);
+        }
+    }
+}
+
+#[test]
+fn two_locks_the_global_check_refuses_the_honest_write_and_per_key_accepts_it() {
+    let json = |check: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+            .args(["run", "two-locks", "--format", "json", "--check", check])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|v| v["event"] == "write" && v["t"] == 4.0)
+            .unwrap()
+    };
+    let global = json("global");
+    assert_eq!(global["accepted"], false);
+    assert_eq!(
+        global["lease_live"], true,
+        "an honest write: its lease is live"
+    );
+    assert_eq!(global["highest"], 1, "orders has only seen token 1");
+    assert_eq!(
+        global["compared"], "t1 < t2 (any key)",
+        "refused against stock's token"
+    );
+    let per_key = json("per-key");
+    assert_eq!(per_key["accepted"], true);
+    assert_eq!(per_key["compared"], "t1 >= t1");
+}
