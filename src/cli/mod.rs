@@ -187,13 +187,8 @@ fn open_ui(
     record: Option<std::path::PathBuf>,
     replay: Option<std::path::PathBuf>,
 ) -> Result<ExitCode, Failure> {
-    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
-        return Err(Failure::usage(
-            "the terminal UI needs a terminal, and standard input or output is not one; \
-             for a text transcript use `fencing-lab run gc-pause`",
-        ));
-    }
-    // A bad --record path is refused now, not after the whole session.
+    // Every input is checked before the terminal is: a bad --record path is refused now, not after
+    // the whole session, and a bad file is reported the same with or without a terminal.
     let save = record
         .as_deref()
         .map(SavePath::check)
@@ -207,6 +202,12 @@ fn open_ui(
         }
         None => Session::new(setup_for(scenario, world)?),
     };
+    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
+        return Err(Failure::usage(
+            "the terminal UI needs a terminal, and standard input or output is not one; \
+             for a text transcript use `fencing-lab run gc-pause`",
+        ));
+    }
     let mut app = tui::App::new(session, tui::Theme::from_env());
     if replaying {
         // A replay plays itself back; every key still works (pause, step, travel).

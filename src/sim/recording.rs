@@ -153,10 +153,18 @@ pub fn from_json(text: &str, source: &str) -> Result<(Setup, Vec<Input>), String
                 ))
             }
         };
-        inputs.push(Input {
-            at: to_ms(input.at),
-            kind,
-        });
+        let at = to_ms(input.at);
+        // A session records inputs as they happen; out of order means the file was edited wrongly.
+        if let Some(previous) = inputs.last().map(|p: &Input| p.at) {
+            if at < previous {
+                return Err(format!(
+                    "{}: field `at` is {} s, earlier than the input before it; inputs must be in time order",
+                    where_(),
+                    input.at
+                ));
+            }
+        }
+        inputs.push(Input { at, kind });
     }
     let setup = Setup::new(Arc::new(scenario))
         .seed(recording.seed)

@@ -808,6 +808,37 @@ struct RawChaos {
 
 const ACTIONS: &str = "acquire, renew, release, write, pause, crash, fencing or clock-jump";
 
+/// The action fields each `do` takes; a field it does not take is a mistake worth naming (a
+/// `token` on an acquire would otherwise be silently ignored).
+fn fields_of(action: &str) -> Option<&'static [&'static str]> {
+    Some(match action {
+        "acquire" => &["client", "lock", "retry"],
+        "renew" | "release" => &["client", "lock", "token"],
+        "write" => &["client", "lock", "key", "value", "token", "delay"],
+        "pause" | "crash" => &["client", "seconds"],
+        "fencing" => &["on"],
+        "clock-jump" => &["seconds"],
+        _ => return None,
+    })
+}
+
+/// The action fields a beat sets.
+fn present_fields(raw: &RawBeat) -> impl Iterator<Item = &'static str> + '_ {
+    [
+        ("client", raw.client.is_some()),
+        ("lock", raw.lock.is_some()),
+        ("key", raw.key.is_some()),
+        ("value", raw.value.is_some()),
+        ("token", raw.token.is_some()),
+        ("delay", raw.delay.is_some()),
+        ("seconds", raw.seconds.is_some()),
+        ("retry", raw.retry.is_some()),
+        ("on", raw.on.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(field, set)| set.then_some(field))
+}
+
 fn raw_beat(
     raw: &RawBeat,
     number: usize,
@@ -826,7 +857,17 @@ fn raw_beat(
         global: optional(&raw.caption_global, "caption_global")?,
     };
     let action = match &raw.action {
-        None => None,
+        None => {
+            if let Some(field) = present_fields(raw).next() {
+                return Err((
+                    Some(raw.at.span().start),
+                    format!(
+                        "beat {number} sets `{field}` but has no `do`, so nothing would use it"
+                    ),
+                ));
+            }
+            None
+        }
         Some(action) => Some(beat_action(raw, action, number, locks)?),
     };
     let ask = optional(&raw.ask, "ask")?.map(|text| Question { text });
@@ -880,6 +921,17 @@ fn beat_action(
             Ok(ms)
         }
     };
+    if let Some(allowed) = fields_of(name) {
+        if let Some(extra) = present_fields(raw).find(|f| !allowed.contains(f)) {
+            return Err((
+                at_action,
+                format!(
+                    "beat {number} (`do = \"{name}\"`) does not take the field `{extra}`; it takes {}",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+    }
     match name {
         "fencing" => {
             let on = raw.on.ok_or_else(|| missing("on"))?;
