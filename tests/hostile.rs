@@ -773,3 +773,34 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn a_failed_save_leaves_the_old_recording_whole() {
+    use fencing_lab::sim::recording::SavePath;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.json");
+    std::fs::write(&path, BASE_RECORDING).unwrap();
+    let save = SavePath::check(&path).unwrap();
+    // The disk fills after 4,096 bytes, as on the machine where the issue was seen.
+    let error = save
+        .save_with(&"x".repeat(100_000), |file, bytes| {
+            use std::io::Write;
+            file.write_all(&bytes[..4096])?;
+            Err(std::io::Error::other("No space left on device"))
+        })
+        .unwrap_err();
+    assert!(error.contains("unchanged"), "{error}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), BASE_RECORDING);
+    // No temporary file is left behind.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["old.json"], "{names:?}");
+    // A good save replaces it whole.
+    save.save_json(BASE_RECORDING.replace("\"seed\":1", "\"seed\":2").as_str())
+        .unwrap();
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("\"seed\":2"));
+}
