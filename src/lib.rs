@@ -27,6 +27,8 @@ mod lock;
 mod storage;
 
 pub mod cli;
+pub mod lab;
+pub mod pictures;
 pub mod sim;
 pub mod tui;
 

@@ -86,6 +86,11 @@ fn the_simulation_is_layered_one_way() {
 }
 
 #[test]
+fn the_lab_is_layered_one_way() {
+    check_layers("src/lab");
+}
+
+#[test]
 fn the_ui_is_layered_one_way() {
     check_layers("src/tui");
 }
