@@ -332,3 +332,137 @@ fn the_lesson_on_a_correct_student_is_event_for_event_the_lesson() {
         assert_eq!(ours.len(), theirs.len(), "{}", scenario.name);
     }
 }
+
+const BIN: &str = env!("CARGO_BIN_EXE_fencing-lab");
+
+fn tool(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new(BIN).args(args).output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_student_loop_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let student = dir.path().join("mine");
+    let student = student.to_str().unwrap();
+    let (code, out, _) = tool(&["lab", "init", "python", student]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("lock_service.py") && out.contains("fencing-lab check"),
+        "{out}"
+    );
+    let (code, _, err) = tool(&["lab", "init", "python", student]);
+    assert_eq!(code, Some(2), "{err}");
+    let (code, _, err) = tool(&["lab", "init", "cobol", student]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("use js"), "{err}");
+    // A fresh starter: every check fails, exit 1, and the JSON says so too.
+    let (code, out, _) = tool(&["check", student, "--format", "json", "--seeds", "2"]);
+    assert_eq!(code, Some(1));
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["passed"], 0);
+    assert!(report["checks"].as_array().unwrap().len() >= 19);
+    // The correct solution: exit 0; one rule only with --only.
+    let correct = lab_dir().join("correct/python");
+    let correct = correct.to_str().unwrap();
+    let (code, out, _) = tool(&["check", correct, "--only", "late-release"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("✓ late-release") && out.contains("1 of 1 checks passed"),
+        "{out}"
+    );
+    let (code, _, err) = tool(&["check", correct, "--only", "nosuch"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("names no rule"), "{err}");
+    // Any program, after --; a broken one is exit 2 with one sentence.
+    let (code, _, err) = tool(&[
+        "check",
+        "--",
+        "python3",
+        lab_dir().join("faulty/garbage.py").to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, _, err) = tool(&["check", "/no/such/folder"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("is not a folder"), "{err}");
+}
+
+#[test]
+fn impl_runs_the_lesson_and_the_chaos_test_on_the_students_code() {
+    let correct = lab_dir().join("correct/python");
+    let correct = correct.to_str().unwrap();
+    let strip = |text: &str| -> Vec<Value> {
+        text.lines()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                let o = v.as_object_mut().unwrap();
+                o.remove("check");
+                o.remove("reason");
+                v
+            })
+            .collect()
+    };
+    let (code, ours, _) = tool(&["run", "gc-pause", "--format", "json"]);
+    assert_eq!(code, Some(0));
+    let (code, theirs, err) = tool(&["run", "gc-pause", "--format", "json", "--impl", correct]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(strip(&ours), strip(&theirs));
+    // The transcript says whose storage judged.
+    let (_, text, _) = tool(&["run", "gc-pause", "--impl", correct]);
+    assert!(
+        text.contains("writes judged by your FencedStorage"),
+        "{text}"
+    );
+    // A storage that checks nothing fails the chaos test, with the command that shows it.
+    let unchecked = lab_dir().join("wrong/rust-write-unchecked");
+    let (code, out, err) = tool(&[
+        "chaos",
+        "--runs",
+        "5",
+        "--impl",
+        unchecked.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        out.contains("FAILED: your FencedStorage accepted a stale write"),
+        "{out}"
+    );
+    assert!(out.contains("tui chaos --seed 1 --impl"), "{out}");
+    // Its rule is the student's: no check to switch.
+    let (code, _, err) = tool(&["run", "gc-pause", "--impl", correct, "--no-fencing"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("drop --no-fencing"), "{err}");
+}
+
+#[test]
+fn the_minimal_case_becomes_a_lesson_the_ui_can_open() {
+    if !require("node", has("node")) {
+        return;
+    }
+    let report = check_folder(
+        &lab_dir().join("wrong/js-expiry-inclusive"),
+        &Plan::default(),
+    );
+    for outcome in report.outcomes.iter().filter(|o| o.failure.is_some()) {
+        let failure = outcome.failure.as_ref().unwrap();
+        if failure.chaos_seed.is_some() {
+            continue;
+        }
+        let text = fencing_lab::cli::lab::minimal_case_scenario(&outcome.id, failure);
+        let scenario = Scenario::parse("minimal", "minimal.toml", &text)
+            .unwrap_or_else(|e| panic!("{}: {e}\n{text}", outcome.id));
+        // The last beat's caption is the failure, in the transcript's words.
+        let last = scenario.beats.last().unwrap();
+        assert!(
+            last.captions.fenced.contains(", but "),
+            "{}: {}",
+            outcome.id,
+            last.captions.fenced
+        );
+    }
+}

@@ -91,10 +91,21 @@ pub enum Command {
     },
     /// List the built-in scenarios, one a line with its title.
     List,
+    /// The lab: write a starter for your own LockService and FencedStorage.
+    Lab {
+        #[command(subcommand)]
+        command: LabCommand,
+    },
+    /// Check your LockService and FencedStorage against the seed's rules and its chaos test.
+    ///
+    /// Give the folder `lab init` wrote, or any program that speaks the lab protocol after `--`
+    /// (see docs/lab-protocol.md). Exits 0 when every check passes, 1 when one fails, 2 when the
+    /// program cannot be run or breaks the protocol.
+    Check(CheckArgs),
 }
 
 /// The options of `fencing-lab chaos`.
-#[derive(clap::Args, Debug, Clone, Copy)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct ChaosArgs {
     /// The first run's seed; run k uses seed + k.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_seed, allow_hyphen_values = true)]
@@ -117,6 +128,52 @@ pub struct ChaosArgs {
     /// text or json (markdown is for `run`).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Run on your own LockService and FencedStorage: a folder from `fencing-lab lab init`.
+    #[arg(long = "impl", value_name = "DIR")]
+    pub implementation: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LabCommand {
+    /// Write a starter into DIR: js (also for TypeScript), python or rust.
+    Init {
+        /// js, python or rust.
+        language: String,
+        /// The folder to write (created if missing; no file is ever overwritten).
+        dir: PathBuf,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// The folder `fencing-lab lab init` wrote.
+    #[arg(value_name = "DIR", required_unless_present = "command")]
+    pub dir: Option<PathBuf>,
+    /// Instead of a folder: the program to run, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+    /// text for people, json for autograders.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
+    /// How long the program may take to answer one request, in seconds.
+    #[arg(long, value_name = "S", default_value = "2", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub timeout: Ms,
+    /// Run only this rule (the ids `check` prints).
+    #[arg(long, value_name = "RULE")]
+    pub only: Option<String>,
+    /// How many chaos seeds to run (1..=N).
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = parse_runs, allow_hyphen_values = true)]
+    pub seeds: u64,
+    /// Open the first failure in the terminal UI: its minimal case as a lesson.
+    #[arg(long)]
+    pub tui: bool,
+}
+
+/// How `check` prints.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
 }
 
 /// Settings every world-playing command shares.
@@ -132,6 +189,9 @@ pub struct WorldArgs {
     /// The seed for a chaos scenario's random choices.
     #[arg(long, value_name = "N", value_parser = parse_seed, allow_hyphen_values = true)]
     pub seed: Option<u64>,
+    /// Run on your own LockService and FencedStorage: a folder from `fencing-lab lab init`.
+    #[arg(long = "impl", value_name = "DIR")]
+    pub implementation: Option<PathBuf>,
 }
 
 impl WorldArgs {
@@ -150,6 +210,7 @@ impl Default for WorldArgs {
             no_fencing: false,
             check: FenceCheck::PerKey,
             seed: None,
+            implementation: None,
         }
     }
 }

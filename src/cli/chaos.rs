@@ -37,12 +37,29 @@ pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> 
         CheckChoice::All => (!args.no_fencing, FenceCheck::PerKey),
     };
     let seed_rule_on = fencing && check == FenceCheck::PerKey;
+    let student = match &args.implementation {
+        None => None,
+        Some(_) if !seed_rule_on || args.check == CheckChoice::All => {
+            return Err(Failure::usage(
+                "--impl runs your own FencedStorage, whose rule is the one you wrote: drop --no-fencing and --check",
+            ))
+        }
+        Some(dir) => {
+            let (backend, fault) = super::lab::backend(dir)?;
+            Some((backend, dir.display().to_string(), fault))
+        }
+    };
     let setup = |seed: u64| {
-        Setup::new(scenario.clone())
+        let setup = Setup::new(scenario.clone())
             .seed(seed)
             .fencing(fencing)
-            .check(check)
+            .check(check);
+        match &student {
+            Some((backend, who, _)) => setup.student(backend.clone(), who.clone()),
+            None => setup,
+        }
     };
+    let fault = student.as_ref().map(|(_, _, fault)| fault.clone());
 
     if args.runs == 1 && args.check != CheckChoice::All {
         let stats = stream(
@@ -51,13 +68,8 @@ pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> 
             scenario.end,
             args.format == Format::Json,
         )?;
-        return Ok(verdict(
-            seed_rule_on,
-            stats.corruptions,
-            args.seed,
-            out,
-            args.format,
-        )?);
+        super::lab::fault_of(&fault)?;
+        return Ok(verdict(seed_rule_on, stats.corruptions, args, out)?);
     }
 
     let mut totals = [Stats::default(); 4];
@@ -98,13 +110,11 @@ pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> 
             counts(&totals[0])
         )?;
     }
+    super::lab::fault_of(&fault)?;
     match failing_seed {
         Some(seed) if seed_rule_on || args.check == CheckChoice::All => {
             if args.format == Format::Text {
-                writeln!(
-                    out,
-                    "FAILED: the seed's rule accepted a stale write; replay it with `fencing-lab chaos --seed {seed}`"
-                )?;
+                writeln!(out, "{}", failed_sentence(seed, args))?;
             }
             Ok(ExitCode::from(1))
         }
@@ -115,20 +125,31 @@ pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> 
 fn verdict(
     seed_rule_on: bool,
     corruptions: u64,
-    seed: u64,
+    args: &ChaosArgs,
     out: &mut impl Write,
-    format: Format,
 ) -> std::io::Result<ExitCode> {
     if seed_rule_on && corruptions > 0 {
-        if format == Format::Text {
-            writeln!(
-                out,
-                "FAILED: the seed's rule accepted a stale write (seed {seed})"
-            )?;
+        if args.format == Format::Text {
+            writeln!(out, "{}", failed_sentence(args.seed, args))?;
         }
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Who accepted the stale write, and the command that shows it again.
+fn failed_sentence(seed: u64, args: &ChaosArgs) -> String {
+    match &args.implementation {
+        Some(dir) => {
+            let dir = crate::sim::text::printable(&dir.display().to_string()).into_owned();
+            format!(
+                "FAILED: your FencedStorage accepted a stale write; watch it with `fencing-lab tui chaos --seed {seed} --impl {dir}`"
+            )
+        }
+        None => format!(
+            "FAILED: the seed's rule accepted a stale write; replay it with `fencing-lab chaos --seed {seed}`"
+        ),
+    }
 }
 
 /// The same writes sent to a storage of each check: what each one lets through and refuses.

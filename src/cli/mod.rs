@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod chaos;
+pub mod lab;
 pub mod report;
 
 use std::io::{self, IsTerminal, Write};
@@ -16,6 +17,7 @@ use crate::sim::recording::{self, SavePath};
 use crate::sim::text::printable;
 use crate::sim::{Scenario, Session, Setup};
 use crate::tui;
+use crate::FenceCheck;
 
 /// A failure to report: one sentence on stderr, exit 2; or output that could not be written.
 pub enum Failure {
@@ -98,15 +100,32 @@ fn load(name: &str) -> Result<Arc<Scenario>, Failure> {
 }
 
 /// The setup of the named scenario with the command line's settings.
-fn setup_for(name: &str, world: &WorldArgs) -> Result<Setup, Failure> {
+/// The setup, and with `--impl` the student's program behind it and the fault to watch.
+fn setup_with_impl(
+    name: &str,
+    world: &WorldArgs,
+) -> Result<(Setup, Option<crate::lab::remote::Fault>), Failure> {
     let scenario = load(name)?;
     let (fencing, check) = world.fencing_and_check();
     let seed = world.seed.unwrap_or(scenario.seed);
     let fencing = fencing && scenario.fencing;
-    Ok(Setup::new(scenario)
+    let setup = Setup::new(scenario)
         .seed(seed)
         .fencing(fencing)
-        .check(check))
+        .check(check);
+    let Some(dir) = &world.implementation else {
+        return Ok((setup, None));
+    };
+    if !fencing || check != FenceCheck::PerKey {
+        return Err(Failure::usage(
+            "--impl runs your own FencedStorage, whose rule is the one you wrote: drop --no-fencing and --check",
+        ));
+    }
+    let (backend, fault) = self::lab::backend(dir)?;
+    Ok((
+        setup.student(backend, dir.display().to_string()),
+        Some(fault),
+    ))
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
@@ -135,7 +154,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             format,
             until,
         }) => {
-            let setup = setup_for(&scenario, &world)?;
+            let (setup, fault) = setup_with_impl(&scenario, &world)?;
             let until = until.unwrap_or(setup.scenario.end);
             let mut out = io::BufWriter::new(stdout.lock());
             if setup.scenario.chaos.is_some() && format != Format::Markdown {
@@ -150,7 +169,18 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 }
             }
             out.flush()?;
+            self::lab::fault_of(&fault)?;
             Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Lab {
+            command: args::LabCommand::Init { language, dir },
+        }) => {
+            let mut out = stdout.lock();
+            self::lab::init(&mut out, &language, &dir)
+        }
+        Some(Command::Check(args)) => {
+            let mut out = stdout.lock();
+            self::lab::run_check(&mut out, &args)
         }
         Some(Command::Chaos(args)) => {
             let mut out = io::BufWriter::new(stdout.lock());
@@ -165,7 +195,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             world,
             compare,
         }) => {
-            let setup = setup_for(&scenario, &world)?;
+            let (setup, fault) = setup_with_impl(&scenario, &world)?;
             let at = match at {
                 Some(at) => at,
                 None => report::key_moment(&Session::played_to(setup.clone(), setup.scenario.end)),
@@ -176,12 +206,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let mut out = stdout.lock();
             write!(out, "{}", tui::render_text(&app, size.0, size.1))?;
             out.flush()?;
+            self::lab::fault_of(&fault)?;
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
-fn open_ui(
+pub(crate) fn open_ui(
     scenario: &str,
     world: &WorldArgs,
     record: Option<std::path::PathBuf>,
@@ -195,12 +226,17 @@ fn open_ui(
         .transpose()
         .map_err(Failure::usage)?;
     let replaying = replay.is_some();
+    let mut fault = None;
     let session = match replay {
         Some(path) => {
             let (setup, inputs) = recording::load(&path).map_err(Failure::usage)?;
             Session::with_inputs(setup, inputs)
         }
-        None => Session::new(setup_for(scenario, world)?),
+        None => {
+            let (setup, watched) = setup_with_impl(scenario, world)?;
+            fault = watched;
+            Session::new(setup)
+        }
     };
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(Failure::usage(
@@ -223,5 +259,6 @@ fn open_ui(
             return Ok(ExitCode::from(2));
         }
     }
+    self::lab::fault_of(&fault)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -26,6 +26,14 @@ pub fn settings_line(setup: &Setup) -> String {
 /// "lease 10.0 s, first token 1, fencing ON (token >= highest(key))", for many seeds at once.
 pub fn settings_without_seed(setup: &Setup) -> String {
     let scenario = &setup.scenario;
+    if let Some(who) = &setup.implemented_by {
+        return format!(
+            "lease {} s, first token {}, writes judged by your FencedStorage ({})",
+            fmt_seconds(scenario.lease_ms),
+            scenario.first_token,
+            printable(who)
+        );
+    }
     let fencing = if setup.fencing {
         format!("ON ({})", setup.check.rule())
     } else {

@@ -10,7 +10,7 @@ use super::explore::{self, Bounds};
 use super::protocol::{Program, ProtocolError};
 use super::remote;
 use super::rules;
-use super::script::{play, Mismatch, Script};
+use super::script::{play, Mismatch, Played, Script};
 use super::target::Target;
 use crate::sim::text::counted;
 use crate::sim::{EventKind, Keep, Scenario, Setup, World};
@@ -55,6 +55,11 @@ pub struct Failure {
     pub replay: String,
     /// The chaos seed that failed, for `--tui`.
     pub chaos_seed: Option<u64>,
+    /// The minimal case's calls, for `--tui` to play as a lesson.
+    pub played: Vec<Played>,
+    /// The settings the minimal case ran with.
+    pub lease_seconds: f64,
+    pub first_token: u64,
 }
 
 /// Everything `check` found.
@@ -82,11 +87,14 @@ impl Report {
     }
 }
 
-fn failure(mismatch: &Mismatch, replay: String) -> Failure {
+fn failure(mismatch: &Mismatch, script: &Script, replay: String) -> Failure {
     Failure {
         transcript: mismatch.lines(),
         replay,
         chaos_seed: None,
+        played: mismatch.transcript.clone(),
+        lease_seconds: script.lease_seconds.unwrap_or(crate::DEFAULT_LEASE_SECONDS),
+        first_token: script.first_token.unwrap_or(crate::DEFAULT_FIRST_TOKEN),
     }
 }
 
@@ -123,7 +131,7 @@ pub fn run(target: &Target, mut program: Program, plan: &Plan) -> Result<Report,
             scope: counted(rule.script.steps.len() as u64, "step", "steps"),
             failure: mismatch
                 .as_ref()
-                .map(|m| failure(m, format!("{replay} --only {}", rule.id))),
+                .map(|m| failure(m, &rule.script, format!("{replay} --only {}", rule.id))),
         });
     }
     if plan.only.is_none() {
@@ -140,7 +148,7 @@ pub fn run(target: &Target, mut program: Program, plan: &Plan) -> Result<Report,
                 bounds.random_steps,
                 bounds.seed
             ),
-            failure: found.map(|(script, m)| failure(&m, shrunk_note(&replay, &script))),
+            failure: found.map(|(script, m)| failure(&m, &script, shrunk_note(&replay, &script))),
         });
         let (tried, found) =
             explore::exhaustive(&mut program, bounds.exhaustive_length, &mut calls)?;
@@ -154,7 +162,7 @@ pub fn run(target: &Target, mut program: Program, plan: &Plan) -> Result<Report,
                 counted(explore::alphabet().len() as u64, "call", "calls")
             ),
             scope: counted(tried, "script", "scripts"),
-            failure: found.map(|(script, m)| failure(&m, shrunk_note(&replay, &script))),
+            failure: found.map(|(script, m)| failure(&m, &script, shrunk_note(&replay, &script))),
         });
         // The chaos runs drive the same program through the simulation; each run begins with
         // `new`.
@@ -249,6 +257,9 @@ fn chaos(
             transcript: vec![format!("seed {seed}: {line}")],
             replay: format!("fencing-lab tui chaos --seed {seed} --impl {described}"),
             chaos_seed: Some(seed),
+            played: Vec::new(),
+            lease_seconds: scenario.lease_seconds,
+            first_token: scenario.first_token,
         }),
     };
     Ok(outcome)

@@ -14,12 +14,20 @@ use crate::{FenceCheck, Judge, Lease, StoredValue, Verdict};
 
 /// One program, shared by every run a session replays.
 pub type Shared = Arc<Mutex<Program>>;
-type Fault = Arc<Mutex<Option<String>>>;
+/// Why the program stopped answering, once it has.
+pub type Fault = Arc<Mutex<Option<String>>>;
 
 /// A factory that gives each run a fresh service and storage in the same program (`new`).
+/// Every run shares one fault: once the program has failed it is stopped, so a replay cannot
+/// bring it back.
 pub fn factory(program: Shared) -> BackendFactory {
+    factory_with_fault(program, Arc::default())
+}
+
+/// As [`factory`], with the fault the caller watches (the command line reports it at the end).
+pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
     Arc::new(move |scenario: &Scenario, _check: FenceCheck| {
-        let fault: Fault = Arc::default();
+        let fault = Arc::clone(&fault);
         let link = Link {
             program: Arc::clone(&program),
             fault: Arc::clone(&fault),

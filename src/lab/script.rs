@@ -375,8 +375,8 @@ fn round_ms(t: f64) -> f64 {
 
 /// `None` when `got` is what the seed allows, else what it expected (a clause after "but").
 fn judge(step: Option<&Step>, request: &Request, expected: &Reply, got: &Reply) -> Option<String> {
-    if let Reply::NotImplemented(method) = got {
-        return Some(format!("{method} is not implemented yet"));
+    if matches!(got, Reply::NotImplemented(_)) {
+        return Some("the seed's rules need it: write it next".to_owned());
     }
     let because = |e: &Reply| match e {
         Reply::Refused(why) => format!(" ({why})"),

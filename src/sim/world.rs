@@ -93,6 +93,8 @@ pub struct Setup {
     pub check: FenceCheck,
     /// What implements the lock service and the storage.
     pub backend: BackendFactory,
+    /// The student's implementation behind `backend`, by name; `None` for this library.
+    pub implemented_by: Option<String>,
 }
 
 impl Setup {
@@ -103,6 +105,7 @@ impl Setup {
             fencing: scenario.fencing,
             check: FenceCheck::PerKey,
             backend: super::backend::built_in(),
+            implemented_by: None,
             scenario,
         }
     }
@@ -128,6 +131,13 @@ impl Setup {
     /// The same, on another implementation.
     pub fn backend(mut self, backend: BackendFactory) -> Setup {
         self.backend = backend;
+        self
+    }
+
+    /// The same, on a student's implementation, named as the reports name it (its folder).
+    pub fn student(mut self, backend: BackendFactory, name: impl Into<String>) -> Setup {
+        self.backend = backend;
+        self.implemented_by = Some(name.into());
         self
     }
 }

@@ -407,7 +407,7 @@ fn lock_panel(world: &World) -> LockPanelData {
     let next = match world.next_token() {
         NextToken::Is(t) => format!("next token {t}"),
         NextToken::NoneLeft => "no tokens left".into(),
-        NextToken::Unknown => "next token: yours to say".into(),
+        NextToken::Unknown => "your tokens".into(),
     };
     LockPanelData {
         locks,
