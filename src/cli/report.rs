@@ -5,46 +5,14 @@ use std::io::{self, Write};
 
 use serde_json::json;
 
+use crate::pictures::steps::app_at;
+pub use crate::pictures::{settings_line, settings_without_seed};
 use crate::sim::lesson::{Lesson, RunView};
 use crate::sim::story::{tell, Line};
 use crate::sim::text::{counted, printable};
 use crate::sim::time::{fmt_seconds, seconds};
 use crate::sim::{Event, EventKind, Keep, Ms, Session, Setup, Stats, Vocab, World};
-use crate::tui::{self, App, Theme};
-
-/// "lease 10.0 s, first token 1, fencing ON (token >= highest(key))[, seed N]"
-pub fn settings_line(setup: &Setup) -> String {
-    let seed = setup
-        .scenario
-        .chaos
-        .as_ref()
-        .map(|_| format!(", seed {}", setup.seed))
-        .unwrap_or_default();
-    format!("{}{seed}", settings_without_seed(setup))
-}
-
-/// "lease 10.0 s, first token 1, fencing ON (token >= highest(key))", for many seeds at once.
-pub fn settings_without_seed(setup: &Setup) -> String {
-    let scenario = &setup.scenario;
-    if let Some(who) = &setup.implemented_by {
-        return format!(
-            "lease {} s, first token {}, writes judged by your FencedStorage ({})",
-            fmt_seconds(scenario.lease_ms),
-            scenario.first_token,
-            printable(who)
-        );
-    }
-    let fencing = if setup.fencing {
-        format!("ON ({})", setup.check.rule())
-    } else {
-        "OFF (no check)".to_owned()
-    };
-    format!(
-        "lease {} s, first token {}, fencing {fencing}",
-        fmt_seconds(scenario.lease_ms),
-        scenario.first_token
-    )
-}
+use crate::tui::{self, Theme};
 
 /// "3 grants, 2 writes accepted, 1 rejected, 0 corruptions"
 pub fn counts(s: &Stats) -> String {
@@ -197,8 +165,7 @@ pub fn key_moment(session: &Session) -> Ms {
 
 /// The screen of `setup` at `t`, for paper: no key hints, no play state.
 fn handout_screen(setup: &Setup, t: Ms) -> String {
-    let mut app = App::new(Session::new(setup.clone()), Theme::plain());
-    app.seek(t);
+    let mut app = app_at(setup.clone(), t, Theme::plain(), false);
     app.set_handout(true);
     tui::render_text(&app, 80, 24)
 }
