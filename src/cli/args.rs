@@ -27,6 +27,9 @@ use crate::FenceCheck;
   fencing-lab chaos --runs 10000           10,000 seeded chaos runs, one summary each
   fencing-lab chaos --runs 1000 --check all  what each wrong storage check lets through
   fencing-lab frame gc-pause --at 16.5     the screen at the key moment, as text
+  fencing-lab run gc-pause --format svg > gc-pause.svg   the space-time diagram, for a slide
+  fencing-lab export gc-pause -o lesson.html   the lesson as one page for students' browsers
+  fencing-lab run gc-pause --format cast > gc-pause.cast   the UI stepping through it, for asciinema
 
 Exit codes: 0 done; 1 a check found a violation (a fenced chaos run accepted a stale write);
 2 bad input, or a failure to run."
@@ -59,9 +62,37 @@ pub enum Command {
         scenario: String,
         #[command(flatten)]
         world: WorldArgs,
-        /// text: a lesson transcript; json: one event a line; markdown: a handout.
+        /// text: a lesson transcript; json: one event a line; markdown: a handout; svg: a
+        /// space-time diagram; cast: an asciicast v2 recording of the UI stepping through it.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Stop at this time, in seconds, instead of the scenario's end.
+        #[arg(long, value_name = "T", value_parser = parse_time, allow_hyphen_values = true)]
+        until: Option<Ms>,
+        /// svg: begin the diagram at this time, in seconds (default: the whole run, or for a run
+        /// longer than 40 s, 30 s from a little before its first rejected or corrupting write).
+        #[arg(long, value_name = "T", value_parser = parse_time, allow_hyphen_values = true)]
+        from: Option<Ms>,
+        /// svg: the run with fencing on above the same run with fencing off.
+        #[arg(long, conflicts_with = "no_fencing")]
+        compare: bool,
+        /// svg: the picture in pixels (default 1280x720, a 16:9 slide); cast: the terminal in
+        /// columns x rows (default 80x24).
+        #[arg(long, value_name = "WxH", value_parser = parse_picture_size)]
+        size: Option<(u32, u32)>,
+    },
+    /// Write the lesson as one self-contained HTML page for students: the diagram, every step
+    /// with its caption and the UI's screen, the question, fencing on and off. It makes no
+    /// network request and works opened from a file, with or without JavaScript.
+    Export {
+        /// A built-in scenario name (see `fencing-lab list`) or a path to a .toml file.
+        #[arg(default_value = "gc-pause")]
+        scenario: String,
+        #[command(flatten)]
+        world: WorldArgs,
+        /// The page to write, e.g. lesson.html (`-` for standard output).
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
         /// Stop at this time, in seconds, instead of the scenario's end.
         #[arg(long, value_name = "T", value_parser = parse_time, allow_hyphen_values = true)]
         until: Option<Ms>,
@@ -125,7 +156,7 @@ pub struct ChaosArgs {
     /// The storage's check while fencing is on, or `all` for a table comparing every check.
     #[arg(long, value_name = "CHECK", default_value = "per-key", value_parser = parse_check_or_all)]
     pub check: CheckChoice,
-    /// text or json (markdown is for `run`).
+    /// text or json (markdown, svg and cast are for `run`).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Run on your own LockService and FencedStorage: a folder from `fencing-lab lab init`.
@@ -221,6 +252,8 @@ pub enum Format {
     Text,
     Json,
     Markdown,
+    Svg,
+    Cast,
 }
 
 /// One check, or all of them side by side.
@@ -292,6 +325,16 @@ fn parse_duration(text: &str) -> Result<Ms, String> {
         ));
     }
     Ok(ms)
+}
+
+fn parse_picture_size(text: &str) -> Result<(u32, u32), String> {
+    let bad = || {
+        format!("'{text}' is not a size like 1280x720 (pixels for svg, columns x rows for cast)")
+    };
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    Ok((w, h))
 }
 
 fn parse_size(text: &str) -> Result<(u16, u16), String> {

@@ -25,10 +25,15 @@ fn scenario(args: &ChaosArgs) -> Arc<Scenario> {
 
 /// Runs `chaos`; exit 1 only when the seed's rule (fencing on, per-key) accepted a stale write.
 pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> {
-    if args.format == Format::Markdown {
-        return Err(Failure::usage(
-            "--format markdown is for `fencing-lab run`; chaos prints text or json",
-        ));
+    if let Some(name) = match args.format {
+        Format::Markdown => Some("markdown"),
+        Format::Svg => Some("svg"),
+        Format::Cast => Some("cast"),
+        Format::Text | Format::Json => None,
+    } {
+        return Err(Failure::usage(format!(
+            "--format {name} is for `fencing-lab run`; chaos prints text or json"
+        )));
     }
     let scenario = scenario(args);
     let (fencing, check) = match args.check {

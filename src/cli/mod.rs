@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod chaos;
+pub mod export;
 pub mod lab;
 pub mod report;
 
@@ -101,7 +102,7 @@ fn load(name: &str) -> Result<Arc<Scenario>, Failure> {
 
 /// The setup of the named scenario with the command line's settings.
 /// The setup, and with `--impl` the student's program behind it and the fault to watch.
-fn setup_with_impl(
+pub(crate) fn setup_with_impl(
     name: &str,
     world: &WorldArgs,
 ) -> Result<(Setup, Option<crate::lab::remote::Fault>), Failure> {
@@ -153,7 +154,24 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             world,
             format,
             until,
+            from,
+            compare,
+            size,
         }) => {
+            let pictures = export::PictureArgs {
+                format,
+                until,
+                from,
+                compare,
+                size,
+            };
+            export::check_options(&pictures, &world)?;
+            if matches!(format, Format::Svg | Format::Cast) {
+                let mut out = io::BufWriter::new(stdout.lock());
+                export::draw(&mut out, &scenario, &world, &pictures)?;
+                out.flush()?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let (setup, fault) = setup_with_impl(&scenario, &world)?;
             let until = until.unwrap_or(setup.scenario.end);
             let mut out = io::BufWriter::new(stdout.lock());
@@ -166,6 +184,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                     Format::Text => report::transcript(&mut out, &session)?,
                     Format::Json => report::json_stream(&mut out, &session)?,
                     Format::Markdown => report::handout(&mut out, &session)?,
+                    Format::Svg | Format::Cast => unreachable!("drawn above"),
                 }
             }
             out.flush()?;
@@ -181,6 +200,15 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Check(args)) => {
             let mut out = stdout.lock();
             self::lab::run_check(&mut out, &args)
+        }
+        Some(Command::Export {
+            scenario,
+            world,
+            output,
+            until,
+        }) => {
+            export::export(&scenario, &world, &output, until)?;
+            Ok(ExitCode::SUCCESS)
         }
         Some(Command::Chaos(args)) => {
             let mut out = io::BufWriter::new(stdout.lock());
@@ -200,9 +228,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 Some(at) => at,
                 None => report::key_moment(&Session::played_to(setup.clone(), setup.scenario.end)),
             };
-            let mut app = tui::App::new(Session::new(setup), tui::Theme::plain());
-            app.seek(at);
-            app.set_compare(compare);
+            // The same app a cast ends on, so its last frame is this screen.
+            let app = crate::pictures::steps::app_at(setup, at, tui::Theme::plain(), compare);
             let mut out = stdout.lock();
             write!(out, "{}", tui::render_text(&app, size.0, size.1))?;
             out.flush()?;

@@ -1,0 +1,150 @@
+//! The pictures: `run --format svg` (a space-time diagram), `run --format cast` (an asciicast of
+//! the UI) and `export` (the lesson as one HTML page). Each checks its options first and says
+//! what is wrong in one sentence.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::args::{Format, WorldArgs};
+use super::{lab, setup_with_impl, Failure};
+use crate::pictures::{cast, html, svg};
+use crate::sim::text::printable;
+use crate::sim::time::fmt_seconds;
+use crate::sim::{Ms, Session};
+use crate::tui::{MAX_HEIGHT, MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH};
+
+/// What `run` was asked for beyond the world: the picture options.
+pub struct PictureArgs {
+    pub format: Format,
+    pub until: Option<Ms>,
+    pub from: Option<Ms>,
+    pub compare: bool,
+    pub size: Option<(u32, u32)>,
+}
+
+/// Refuses options the format does not take, before anything runs.
+pub fn check_options(args: &PictureArgs, world: &WorldArgs) -> Result<(), Failure> {
+    let name = match args.format {
+        Format::Text => "text",
+        Format::Json => "json",
+        Format::Markdown => "markdown",
+        Format::Svg => "svg",
+        Format::Cast => "cast",
+    };
+    let svg_only = [("--from", args.from.is_some()), ("--compare", args.compare)];
+    if args.format != Format::Svg {
+        if let Some((flag, _)) = svg_only.iter().find(|(_, given)| *given) {
+            return Err(Failure::usage(format!(
+                "{flag} is for --format svg, not --format {name}"
+            )));
+        }
+    }
+    if args.compare && world.implementation.is_some() {
+        return Err(Failure::usage(
+            "--compare draws the built-in storage with fencing on and off, so it does not take --impl",
+        ));
+    }
+    if args.size.is_some() && !matches!(args.format, Format::Svg | Format::Cast) {
+        return Err(Failure::usage(format!(
+            "--size is for --format svg (pixels) or cast (columns x rows), not --format {name}"
+        )));
+    }
+    Ok(())
+}
+
+/// `run SCENARIO --format svg` or `--format cast`; a student's implementation that stopped
+/// answering is reported after the picture.
+pub fn draw(
+    out: &mut impl Write,
+    scenario: &str,
+    world: &WorldArgs,
+    args: &PictureArgs,
+) -> Result<(), Failure> {
+    if args.format == Format::Svg {
+        draw_svg(out, scenario, world, args)
+    } else {
+        draw_cast(out, scenario, world, args)
+    }
+}
+
+fn draw_svg(
+    out: &mut impl Write,
+    scenario: &str,
+    world: &WorldArgs,
+    args: &PictureArgs,
+) -> Result<(), Failure> {
+    let (w, h) = args
+        .size
+        .unwrap_or((svg::Size::DEFAULT.width, svg::Size::DEFAULT.height));
+    let size = svg::Size::new(w, h).map_err(Failure::usage)?;
+    let (setup, fault) = setup_with_impl(scenario, world)?;
+    let until = args.until.unwrap_or(setup.scenario.end);
+    if let Some(from) = args.from.filter(|&from| from >= until) {
+        return Err(Failure::usage(format!(
+            "--from {} s is not before the run's end at {} s, so the diagram would show no time",
+            fmt_seconds(from),
+            fmt_seconds(until)
+        )));
+    }
+    let picture = if args.compare {
+        let fenced = Session::played_to(setup.clone().fencing(true), until);
+        let unfenced = Session::played_to(setup.fencing(false), until);
+        let window = svg::Window::choose(&[&fenced, &unfenced], args.from, until);
+        svg::compare(&fenced, &unfenced, size, window, "")
+    } else {
+        let session = Session::played_to(setup, until);
+        let window = svg::Window::choose(&[&session], args.from, until);
+        svg::diagram(&session, size, window, "")
+    };
+    out.write_all(picture.as_bytes())?;
+    lab::fault_of(&fault)
+}
+
+fn draw_cast(
+    out: &mut impl Write,
+    scenario: &str,
+    world: &WorldArgs,
+    args: &PictureArgs,
+) -> Result<(), Failure> {
+    let (w, h) = args.size.unwrap_or((80, 24));
+    let fits = (MIN_WIDTH as u32..=MAX_WIDTH as u32).contains(&w)
+        && (MIN_HEIGHT as u32..=MAX_HEIGHT as u32).contains(&h);
+    if !fits {
+        return Err(Failure::usage(format!(
+            "a cast of {w}x{h} does not fit the UI: it takes {MIN_WIDTH}x{MIN_HEIGHT} to {MAX_WIDTH}x{MAX_HEIGHT} columns x rows"
+        )));
+    }
+    let (setup, fault) = setup_with_impl(scenario, world)?;
+    let until = args.until.unwrap_or(setup.scenario.end);
+    out.write_all(cast::cast(&setup, until, w as u16, h as u16).as_bytes())?;
+    lab::fault_of(&fault)
+}
+
+/// `export SCENARIO -o FILE`.
+pub fn export(
+    scenario: &str,
+    world: &WorldArgs,
+    output: &Path,
+    until: Option<Ms>,
+) -> Result<(), Failure> {
+    if world.implementation.is_some() {
+        return Err(Failure::usage(
+            "the page shows the built-in storage with fencing on and off, so export does not take --impl",
+        ));
+    }
+    let (setup, _) = setup_with_impl(scenario, world)?;
+    let until = until.unwrap_or(setup.scenario.end);
+    let page = html::page(&setup, until);
+    if output == Path::new("-") {
+        let mut out = io::stdout().lock();
+        out.write_all(page.as_bytes())?;
+        out.flush()?;
+        return Ok(());
+    }
+    std::fs::write(output, page).map_err(|e| {
+        Failure::usage(format!(
+            "could not write the page to {}: {e}",
+            printable(&output.display().to_string())
+        ))
+    })
+}
