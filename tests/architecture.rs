@@ -1,7 +1,8 @@
-//! The module arrows point one way. `src/sim/` is layered as its module doc lists it (each
-//! module uses only those above it), and the crate's layers stack: the library uses nothing of
-//! the rest; the simulation nothing of the UI or the command line; the UI nothing of the
-//! command line. A module that reaches up fails here.
+//! The module arrows point one way. `src/sim/`, `src/tui/` and `src/pictures/` are each layered
+//! as their module doc lists it (each module uses only those above it), and the crate's layers
+//! stack: the library uses nothing of the rest; the simulation nothing of the UI, the pictures or
+//! the command line; the UI nothing of the pictures or the command line; the pictures nothing of
+//! the command line. A module that reaches up fails here.
 
 use std::fs;
 use std::path::Path;
@@ -93,6 +94,11 @@ fn the_lab_is_layered_one_way() {
 #[test]
 fn the_ui_is_layered_one_way() {
     check_layers("src/tui");
+}
+
+#[test]
+fn the_pictures_are_layered_one_way() {
+    check_layers("src/pictures");
 }
 
 fn files(folder: &Path) -> Vec<std::path::PathBuf> {
