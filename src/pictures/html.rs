@@ -144,11 +144,13 @@ fn steps(setup: &Setup, session: &Session, until: Ms) -> Vec<PageStep> {
     let mut steps: Vec<PageStep> = Vec::new();
     walk(setup, until, theme, true, None, |step, app| {
         let caption = matches!(step.kind, StepKind::Reveal { .. }).then(|| app.caption());
+        // The question as the UI's caption box asks it.
+        let question = matches!(step.kind, StepKind::Question { .. }).then(|| app.caption().text);
         steps.push(PageStep {
             step,
             captions: Vec::new(),
             events: Vec::new(),
-            question: None,
+            question,
             screens: vec![(to_html(&render_buffer(app, w, h)), caption)],
         });
     });
@@ -179,15 +181,15 @@ fn steps(setup: &Setup, session: &Session, until: Ms) -> Vec<PageStep> {
         let Step { t, kind } = page_step.step;
         while let Some((line_t, line)) = story.get(next) {
             let take = match kind {
-                StepKind::Question { .. } => !matches!(line, Line::Question { .. }),
+                // The question is the step's own; the story's line of it is passed over.
+                StepKind::Question { .. } if matches!(line, Line::Question { .. }) => {
+                    next += 1;
+                    break;
+                }
                 StepKind::End => true,
                 _ => *line_t <= t && !matches!(line, Line::Question { .. }),
             };
             if !take {
-                if let (StepKind::Question { .. }, Line::Question { text, .. }) = (kind, line) {
-                    page_step.question = Some(text.clone());
-                    next += 1;
-                }
                 break;
             }
             match line {
