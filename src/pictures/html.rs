@@ -126,15 +126,20 @@ fn run_section(
     };
     let _ = write!(
         html,
-        "<section class=\"run\" id=\"run-{name}\" data-fencing=\"{name}\">\n<h2>{}</h2>\n<figure class=\"diagram\">{}<figcaption>The space-time diagram: one line per actor, time left to right. Solid bars: a lease the lock service agrees is held; striped: a lease the client believes it holds, though it is gone. Every mark has its event as a tooltip.</figcaption></figure>\n<ol class=\"steps\">\n",
+        "<section class=\"run\" id=\"run-{name}\" data-fencing=\"{name}\">\n<h2>{}</h2>\n<ol class=\"steps\">\n",
         escape(&heading),
-        svg::diagram(session, Size::DEFAULT, window, &format!("{name}-")),
     );
     let beats = setup.scenario.beats.len();
     for (n, step) in steps(setup, session, until).iter().enumerate() {
         write_step(html, name, n, step, beats);
     }
-    html.push_str("</ol>\n</section>\n");
+    // After the steps, so the whole run does not give the question's answer away; with
+    // JavaScript it shows the run up to the current step.
+    let _ = write!(
+        html,
+        "</ol>\n<figure class=\"diagram\">{}<figcaption>The run as a space-time diagram: one line per actor, time left to right. Solid bars: a lease the lock service agrees is held; striped: a lease the client believes it holds, though it is gone. Every mark has its event as a tooltip.</figcaption></figure>\n</section>\n",
+        svg::diagram(session, Size::DEFAULT, window, &format!("{name}-")),
+    );
 }
 
 /// The run's steps, walked in the UI, each with its share of the story and its screens.
@@ -370,8 +375,6 @@ kbd{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;border:1px solid #9a
 .js .run[hidden]{display:none}
 .js .answer>summary{display:none}
 .js .run>h2{display:none}
-.js .run{display:flex;flex-direction:column}
-.js .run>.diagram{order:2}
 @media (max-width:700px){
 body{font-size:16px}
 h1{font-size:1.2rem}
@@ -420,6 +423,23 @@ const SCRIPT: &str = r##"
     }
     var clamped = Math.max(from, Math.min(until, t));
     var x = x0 + (clamped - from) * (x1 - x0) / Math.max(1, until - from);
+    // What has not happened yet stays out of sight: its marks and labels, and a curtain over
+    // the rest of the lanes.
+    Array.prototype.forEach.call(svg.querySelectorAll("[data-t]"), function (el) {
+      el.style.display = parseFloat(el.getAttribute("data-t")) * 1000 > t ? "none" : "";
+    });
+    var curtain = svg.querySelector("rect.curtain");
+    if (!curtain) {
+      curtain = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+      curtain.setAttribute("class", "curtain");
+      curtain.setAttribute("fill", "#fff");
+      curtain.setAttribute("fill-opacity", "0.9");
+      curtain.setAttribute("y", svg.getAttribute("data-top"));
+      curtain.setAttribute("height", svg.getAttribute("data-bottom") - svg.getAttribute("data-top"));
+      svg.insertBefore(curtain, line);
+    }
+    curtain.setAttribute("x", x);
+    curtain.setAttribute("width", Math.max(0, svg.viewBox.baseVal.width - x));
     line.setAttribute("x1", x);
     line.setAttribute("x2", x);
     line.style.display = t < from || t > until ? "none" : "";

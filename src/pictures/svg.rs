@@ -194,19 +194,30 @@ struct Area {
     heading: Option<String>,
 }
 
-/// Which kinds of mark a picture shows, for its legend.
+/// Which kinds of mark a picture shows, each with when it first appears, for its legend.
 #[derive(Default)]
 struct Legend {
-    live: bool,
-    believed: bool,
-    gc: bool,
-    crash: bool,
-    waiting: bool,
-    accepted: bool,
-    rejected: bool,
-    corrupted: bool,
-    refused: bool,
-    delayed: bool,
+    live: Seen,
+    believed: Seen,
+    gc: Seen,
+    crash: Seen,
+    waiting: Seen,
+    accepted: Seen,
+    rejected: Seen,
+    corrupted: Seen,
+    refused: Seen,
+    delayed: Seen,
+}
+
+/// When a kind of mark first appears, if it does: a page keeps a legend entry out of sight
+/// until then, so the legend cannot tell the answer to a question before it is asked.
+#[derive(Clone, Copy, Default)]
+struct Seen(Option<Ms>);
+
+impl Seen {
+    fn see(&mut self, t: Ms) {
+        self.0 = Some(self.0.map_or(t, |s| s.min(t)));
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -264,6 +275,8 @@ struct Label {
     size: f64,
     /// (x, baseline y, anchor, text), in order of preference.
     tries: Vec<(f64, f64, Anchor, String)>,
+    /// The moment of the event it labels, so a page can keep the future out of sight.
+    t: Option<Ms>,
 }
 
 /// The width text of `size` takes, estimated generously for a sans-serif face.
@@ -307,6 +320,8 @@ struct Svg {
     taken: Vec<Rect>,
     /// The panel being drawn is compact: only the most important labels are queued.
     compact: bool,
+    /// The event being drawn, whose labels carry its moment.
+    event_t: Option<Ms>,
     /// The first panel's time axis (window, x of its start and end, top and bottom of its
     /// lanes), written on the root so a page can draw a cursor at a moment.
     axis: Option<(Window, f64, f64, f64, f64)>,
@@ -336,6 +351,7 @@ impl Svg {
             labels: Vec::new(),
             taken: Vec::new(),
             compact: false,
+            event_t: None,
             axis: None,
         }
     }
@@ -406,10 +422,11 @@ impl Svg {
     }
 
     /// Queues a label; `mark` is the box of what it labels, which stays visible.
-    fn label(&mut self, bounds: Rect, label: Label) {
+    fn label(&mut self, bounds: Rect, mut label: Label) {
         if self.compact && label.priority > 2 {
             return;
         }
+        label.t = self.event_t;
         self.labels.push((bounds, label));
     }
 
@@ -451,11 +468,15 @@ impl Svg {
             }
             said.push((text.clone(), x, y));
             self.taken.push(padded);
+            let at = label
+                .t
+                .map(|t| format!(r#" data-t="{}""#, fmt_seconds(t)))
+                .unwrap_or_default();
             match label.tone {
                 Tone::Rejected => {
                     let _ = write!(
                         self.out,
-                        r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="white" stroke="{REJECTED}" stroke-width="2.5"/>"#,
+                        r#"<rect{at} x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="white" stroke="{REJECTED}" stroke-width="2.5"/>"#,
                         padded.l,
                         padded.t,
                         padded.r - padded.l,
@@ -465,7 +486,7 @@ impl Svg {
                 Tone::Corrupted => {
                     let _ = write!(
                         self.out,
-                        r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{CORRUPTED}" stroke="{INK}" stroke-width="1.5"/>"#,
+                        r#"<rect{at} x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{CORRUPTED}" stroke="{INK}" stroke-width="1.5"/>"#,
                         padded.l,
                         padded.t,
                         padded.r - padded.l,
@@ -488,7 +509,8 @@ impl Svg {
             };
             let _ = write!(
                 self.out,
-                r#"<text class="label" x="{x:.1}" y="{y:.1}" font-size="{:.1}" font-weight="{weight}" fill="{fill}" text-anchor="{}"{halo}>{}</text>"#,
+                r#"<text class="label"{} x="{x:.1}" y="{y:.1}" font-size="{:.1}" font-weight="{weight}" fill="{fill}" text-anchor="{}"{halo}>{}</text>"#,
+                at,
                 label.size,
                 anchor.name(),
                 escape(&text)
@@ -509,7 +531,7 @@ impl Svg {
                 h = f * 0.8
             )
         };
-        let items: Vec<(bool, String, &str)> = vec![
+        let items: Vec<(Seen, String, &str)> = vec![
             (legend.live, swatch(LIVE, LIVE), "holds the lease"),
             (
                 legend.believed,
@@ -537,15 +559,20 @@ impl Svg {
                 "slanted: held by the network",
             ),
         ];
-        for (shown, swatch, words) in items {
-            if !shown {
+        for (seen, swatch, words) in items {
+            let Some(first) = seen.0 else {
                 continue;
-            }
+            };
             let sw = if swatch.is_empty() { 0.0 } else { f * 2.3 };
             let w = sw + text_width(words, f, false) + f * 1.4;
             if x + w > right {
                 break;
             }
+            let _ = write!(
+                self.out,
+                r#"<g class="legend" data-t="{}">"#,
+                fmt_seconds(first)
+            );
             if !swatch.is_empty() {
                 self.out.push_str(
                     &swatch
@@ -554,6 +581,7 @@ impl Svg {
                 );
             }
             self.text(x + sw, y, Anchor::Start, words, f, Tone::Plain);
+            self.out.push_str("</g>");
             x += w;
         }
     }
@@ -734,7 +762,7 @@ impl Svg {
                 let Some((a, b)) = p.clip(span.start, stop) else {
                     continue;
                 };
-                legend.live = true;
+                legend.live.see(a);
                 let lock = if locks.len() > 1 {
                     format!("{name}: ")
                 } else {
@@ -782,7 +810,8 @@ impl Svg {
         let (xa, xb) = (p.x(a), p.x(b).max(p.x(a) + 1.5));
         let _ = write!(
             self.out,
-            r#"<g class="{class}"><title>{}</title><rect x="{xa:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" {paint}/>"#,
+            r#"<g class="{class}" data-t="{}"><title>{}</title><rect x="{xa:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" {paint}/>"#,
+            fmt_seconds(a),
             escape(title),
             xb - xa,
             p.bar
@@ -850,15 +879,15 @@ impl Svg {
         for (a, b, state) in states {
             match state {
                 LaneState::Paused => {
-                    legend.gc = true;
+                    legend.gc.see(a);
                     self.band(p, a, b, y, "gc", "dots", GC, client, "GC pause");
                 }
                 LaneState::Crashed => {
-                    legend.crash = true;
+                    legend.crash.see(a);
                     self.band(p, a, b, y, "down", "cross", CRASH, client, "crashed");
                 }
                 LaneState::Waiting => {
-                    legend.waiting = true;
+                    legend.waiting.see(a);
                     let _ = write!(
                         self.out,
                         r#"<line class="waiting" x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{MUTED}" stroke-width="3" stroke-dasharray="6 4"><title>{client} waits to ask for the lock again, {} to {} s</title></line>"#,
@@ -896,7 +925,7 @@ impl Svg {
             for (a, b, live) in pieces {
                 let top = y - 2.0 - p.bar;
                 if live {
-                    legend.live = true;
+                    legend.live.see(a);
                     self.bar(
                         p,
                         a,
@@ -913,7 +942,7 @@ impl Svg {
                         "white",
                     );
                 } else {
-                    legend.believed = true;
+                    legend.believed.see(a);
                     self.bar(
                         p,
                         a,
@@ -955,7 +984,8 @@ impl Svg {
         let top = y + 2.0;
         let _ = write!(
             self.out,
-            r#"<g class="{class}"><title>{client}: {words}, {} to {} s</title><rect x="{xa:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="url(#{}{pattern})" stroke="{stroke}" stroke-width="1.2"/>"#,
+            r#"<g class="{class}" data-t="{}"><title>{client}: {words}, {} to {} s</title><rect x="{xa:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="url(#{}{pattern})" stroke="{stroke}" stroke-width="1.2"/>"#,
+            fmt_seconds(a),
             fmt_seconds(a),
             fmt_seconds(b),
             xb - xa,
@@ -1003,6 +1033,7 @@ impl Svg {
             self.out.push_str("</g>");
             return;
         }
+        self.event_t = Some(t);
         match &event.kind {
             EventKind::Grant {
                 client,
@@ -1031,7 +1062,7 @@ impl Svg {
                 );
             }
             EventKind::AcquireRefused { client, .. } => {
-                legend.refused = true;
+                legend.refused.see(t);
                 let y = p.clients[client.index()];
                 self.request(p, x, y, d, p.busy);
                 self.reply(p, x + d, y, d, true, p.busy);
@@ -1062,7 +1093,7 @@ impl Svg {
                 );
             }
             EventKind::RenewRefused { client, token, .. } => {
-                legend.refused = true;
+                legend.refused.see(t);
                 let y = p.clients[client.index()];
                 self.request(p, x, y, d, false);
                 self.reply(p, x + d, y, d, true, false);
@@ -1092,7 +1123,7 @@ impl Svg {
                 );
             }
             EventKind::ReleaseRefused { client, token, .. } => {
-                legend.refused = true;
+                legend.refused.see(t);
                 let y = p.clients[client.index()];
                 self.request(p, x, y, d, false);
                 self.reply(p, x + d, y, d, true, false);
@@ -1158,7 +1189,7 @@ impl Svg {
                 deliver_at,
                 ..
             } => {
-                legend.delayed = true;
+                legend.delayed.see(t);
                 let y = p.clients[client.index()];
                 let (x2, y2) = if *deliver_at <= p.window.until {
                     (p.x(*deliver_at) + d, p.storage)
@@ -1222,7 +1253,7 @@ impl Svg {
                 match verdict.outcome() {
                     Outcome::Accepted if p.compact => {
                         // Thousands of these: a thin stroke, so no verdict hides under them.
-                        legend.accepted = true;
+                        legend.accepted.see(t);
                         let _ = write!(
                             self.out,
                             r#"<line x1="{cx:.1}" y1="{:.1}" x2="{cx:.1}" y2="{:.1}" stroke="{LIVE}" stroke-width="1"/>"#,
@@ -1230,7 +1261,7 @@ impl Svg {
                         );
                     }
                     Outcome::Accepted => {
-                        legend.accepted = true;
+                        legend.accepted.see(t);
                         let _ = write!(
                             self.out,
                             r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="{:.1}" fill="white" stroke="{LIVE}" stroke-width="1.6"/><text x="{cx:.1}" y="{:.1}" font-size="{:.1}" font-weight="bold" fill="{LIVE}" text-anchor="middle">✓</text>"#,
@@ -1241,7 +1272,7 @@ impl Svg {
                         self.above_storage(p, cx, s, 9, Tone::Quiet, &["accepted".into()]);
                     }
                     Outcome::Rejected => {
-                        legend.rejected = true;
+                        legend.rejected.see(t);
                         let _ = write!(
                             self.out,
                             r#"<rect x="{:.1}" y="{:.1}" width="{s:.1}" height="{s:.1}" fill="white" stroke="{REJECTED}" stroke-width="2.5"/><text x="{cx:.1}" y="{:.1}" font-size="{:.1}" font-weight="bold" fill="{REJECTED}" text-anchor="middle">✗</text>"#,
@@ -1263,7 +1294,7 @@ impl Svg {
                         );
                     }
                     Outcome::Corrupted => {
-                        legend.corrupted = true;
+                        legend.corrupted.see(t);
                         let _ = write!(
                             self.out,
                             r#"<rect x="{:.1}" y="{:.1}" width="{s:.1}" height="{s:.1}" fill="{CORRUPTED}" stroke="{INK}" stroke-width="1.5"/><text x="{cx:.1}" y="{:.1}" font-size="{:.1}" font-weight="bold" fill="white" text-anchor="middle">!</text>"#,
@@ -1324,6 +1355,7 @@ impl Svg {
                 self.switch_line(p, x, 2, &words);
             }
         }
+        self.event_t = None;
         self.out.push_str("</g>");
     }
 
@@ -1445,6 +1477,7 @@ impl Svg {
                     (x + 4.0, y, Anchor::Start, words.to_owned()),
                     (x - 4.0, y, Anchor::End, words.to_owned()),
                 ],
+                t: None,
             },
         );
     }
@@ -1473,6 +1506,7 @@ impl Svg {
                 tone,
                 size: f,
                 tries,
+                t: None,
             },
         );
     }
@@ -1502,6 +1536,7 @@ impl Svg {
                 tone: Tone::Plain,
                 size: f,
                 tries,
+                t: None,
             },
         );
     }
@@ -1523,6 +1558,7 @@ impl Svg {
                 tone: Tone::Plain,
                 size: f * 0.92,
                 tries,
+                t: None,
             },
         );
     }
@@ -1555,6 +1591,7 @@ impl Svg {
                 tone,
                 size: f,
                 tries,
+                t: None,
             },
         );
     }
@@ -1577,6 +1614,7 @@ impl Svg {
                 tone: Tone::Quiet,
                 size: f,
                 tries,
+                t: None,
             },
         );
     }
