@@ -536,7 +536,7 @@ impl Svg {
             (
                 legend.believed,
                 swatch(&format!("url(#{p}stripes)"), STALE),
-                "believes it holds a lease that is gone",
+                "believed, but the lease is gone",
             ),
             (legend.gc, swatch(&format!("url(#{p}dots)"), GC), "GC pause"),
             (
@@ -550,7 +550,7 @@ impl Svg {
             (
                 legend.corrupted,
                 String::new(),
-                "! CORRUPTED DATA! (accepted, token below the key's highest)",
+                "! CORRUPTED DATA! (token below the key's highest)",
             ),
             (legend.refused, String::new(), "dashed reply: refused"),
             (
@@ -559,15 +559,27 @@ impl Svg {
                 "slanted: held by the network",
             ),
         ];
-        for (seen, swatch, words) in items {
-            let Some(first) = seen.0 else {
+        let width = |swatch: &str, words: &str| {
+            let sw = if swatch.is_empty() { 0.0 } else { f * 2.3 };
+            (sw, sw + text_width(words, f, false) + f * 1.4)
+        };
+        // When not all fit, the verdicts' entries are the last to go; the rest keep their order.
+        const KEEP_ORDER: [usize; 10] = [6, 7, 0, 1, 2, 3, 5, 4, 8, 9];
+        let mut room = right - x;
+        let mut kept = [false; 10];
+        for i in KEEP_ORDER {
+            let (seen, swatch, words) = &items[i];
+            let w = width(swatch, words).1;
+            if seen.0.is_some() && w <= room {
+                kept[i] = true;
+                room -= w;
+            }
+        }
+        for (i, (seen, swatch, words)) in items.into_iter().enumerate() {
+            let Some(first) = seen.0.filter(|_| kept[i]) else {
                 continue;
             };
-            let sw = if swatch.is_empty() { 0.0 } else { f * 2.3 };
-            let w = sw + text_width(words, f, false) + f * 1.4;
-            if x + w > right {
-                break;
-            }
+            let (sw, w) = width(&swatch, words);
             let _ = write!(
                 self.out,
                 r#"<g class="legend" data-t="{}">"#,
