@@ -7,20 +7,43 @@
 use std::fs;
 use std::path::Path;
 
-/// The identifiers that follow `prefix` anywhere in `text` (`super::world::Setup` -> "world").
+/// The identifiers that follow `prefix` anywhere in `text` (`super::world::Setup` -> "world"),
+/// including each of a group (`super::{keys, theme::Role}` -> "keys", "theme").
 fn referenced(text: &str, prefix: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
     let mut found = Vec::new();
     let mut rest = text;
     while let Some(i) = rest.find(prefix) {
         rest = &rest[i + prefix.len()..];
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        if !name.is_empty() {
-            found.push(name);
+        if let Some(group) = rest.strip_prefix('{') {
+            // Top-level members of the group only: split on commas outside nested braces.
+            let mut depth = 0;
+            let mut start = 0;
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        found.push(ident(&group[start..j]));
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        found.push(ident(&group[start..j]));
+                        start = j + 1;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            found.push(ident(rest));
         }
     }
+    found.retain(|name| !name.is_empty());
     found
 }
 
@@ -54,27 +77,52 @@ fn check_layers(folder: &str) {
         "crate::{}::",
         folder.trim_start_matches("src/").replace('/', "::")
     );
+    // Each file with the module it belongs to: a file of a subfolder (`view/timeline.rs`) is
+    // part of that folder's module (`view`), and is held to its place in this list too.
+    let mut members = Vec::new();
     for entry in fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
-        let Some(module) = path.file_stem().and_then(|s| s.to_str()) else {
+        let Some(name) = path.file_stem().and_then(|s| s.to_str()).map(str::to_owned) else {
             continue;
         };
-        if module == "mod" || path.extension().is_none_or(|e| e != "rs") {
-            continue;
+        if path.is_dir() {
+            for inner in fs::read_dir(&path).unwrap() {
+                let inner = inner.unwrap().path();
+                if inner.extension().is_some_and(|e| e == "rs") {
+                    let own_super = inner.file_stem().is_some_and(|s| s == "mod");
+                    members.push((name.clone(), inner, own_super));
+                }
+            }
+        } else if name != "mod" && path.extension().is_some_and(|e| e == "rs") {
+            members.push((name, path, true));
         }
-        let own = rank(module)
-            .unwrap_or_else(|| panic!("{folder}/{module}.rs is not in mod.rs's layer list"));
+    }
+    assert!(
+        members.len() >= order.len(),
+        "{folder}: fewer files than layers"
+    );
+    for (module, path, super_is_ours) in members {
+        let own = rank(&module)
+            .unwrap_or_else(|| panic!("{folder}/{module} is not in mod.rs's layer list"));
         let text = fs::read_to_string(&path).unwrap();
         // Only what the module itself uses: its unit tests may look anywhere.
         let text = text.split("#[cfg(test)]").next().unwrap();
-        for used in referenced(text, "super::")
-            .into_iter()
-            .chain(referenced(text, &crate_prefix))
-        {
+        // In a subfolder's own files `super::` names the subfolder's siblings, checked by the
+        // subfolder's own list; only its `mod.rs` speaks of this folder's modules as `super::`.
+        let via_super = if super_is_ours {
+            referenced(text, "super::")
+        } else {
+            Vec::new()
+        };
+        for used in via_super.into_iter().chain(referenced(text, &crate_prefix)) {
+            if used == module {
+                continue;
+            }
             if let Some(theirs) = rank(&used) {
                 assert!(
                     theirs < own,
-                    "{folder}/{module}.rs uses `{used}`, which is not above it in mod.rs's list: the arrows must point one way"
+                    "{} uses `{used}`, which is not above `{module}` in {folder}/mod.rs's list: the arrows must point one way",
+                    path.display()
                 );
             }
         }
@@ -94,6 +142,20 @@ fn the_lab_is_layered_one_way() {
 #[test]
 fn the_ui_is_layered_one_way() {
     check_layers("src/tui");
+}
+
+#[test]
+fn the_view_is_layered_one_way() {
+    check_layers("src/tui/view");
+}
+
+#[test]
+fn grouped_imports_are_seen() {
+    assert_eq!(
+        referenced("use super::{keys, theme::{Role, Theme}, app};", "super::"),
+        ["keys", "theme", "app"]
+    );
+    assert_eq!(referenced("use super::world::Setup;", "super::"), ["world"]);
 }
 
 #[test]

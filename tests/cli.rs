@@ -431,6 +431,8 @@ fn bad_numbers_are_refused_with_exit_2() {
         &["chaos", "--runs", "0"],
         &["run", "gc-pause", "--until", "soon"],
         &["frame", "gc-pause", "--at", "1", "--size", "0x0"],
+        &["frame", "gc-pause", "--at", "1", "--size", "501x24"],
+        &["frame", "gc-pause", "--at", "1", "--size", "80x201"],
         &["run", "gc-pause", "--check", "lenient"],
     ] {
         let err = usage_error(args);

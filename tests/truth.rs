@@ -406,6 +406,18 @@ fn every_transcript_and_json_line_states_only_what_the_check_did() {
                 .filter(|e| matches!(e.kind, EventKind::Corruption { .. }))
                 .count() as u64;
             assert_eq!(session.world().stats().corruptions, corrupted, "{context}");
+            // The summary names the rule the last write was judged by, as the write lines do.
+            let summary = fencing_lab::cli::report::summary_json(session.world(), session.now());
+            let last_write = events.iter().rev().find_map(|e| e.kind.verdict());
+            if let Some(verdict) = last_write {
+                assert_eq!(
+                    summary["check"],
+                    fencing_lab::sim::event::judge_name(verdict.judge),
+                    "{context}: {summary}"
+                );
+            }
+            assert_eq!(summary["fencing"], fencing, "{context}");
+            assert_eq!(summary["corruptions"], corrupted, "{context}");
         }
     }
 }

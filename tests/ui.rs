@@ -513,20 +513,16 @@ fn help_lists_every_key_of_every_mode_and_explains_every_mark() {
             );
             assert!(text.contains(&keys), "{mode:?} help lacks {keys:?}");
         }
-        app.update(Action::HelpNext);
-        let marks = screen(&app, 100, 40);
-        for (glyph, _, meaning) in tui::LEGEND {
-            let flat: String = marks
-                .lines()
-                .map(|l| l.trim_matches(|c: char| " │┌┐└┘─".contains(c)))
-                .collect::<Vec<_>>()
-                .join(" ")
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
+        let pages = tui::help_pages(mode);
+        assert_eq!(pages.len(), tui::HELP_PAGES, "the app cycles every page");
+        let explained: Vec<String> = pages
+            .iter()
+            .flat_map(|(_, rows)| rows.iter().map(|(k, _)| k.clone()))
+            .collect();
+        for (glyph, _, _) in tui::LEGEND {
             assert!(
-                flat.contains(&format!("{glyph} {meaning}")),
-                "no {meaning}:\n{marks}"
+                explained.contains(&glyph.to_string()),
+                "{glyph} unexplained"
             );
         }
         for needle in [
@@ -539,8 +535,44 @@ fn help_lists_every_key_of_every_mode_and_explains_every_mark() {
             "highest",
         ] {
             assert!(
-                marks.contains(needle),
-                "the help does not explain {needle}:\n{marks}"
+                explained.iter().any(|k| k == needle),
+                "{needle} unexplained"
+            );
+        }
+        // Every page, at the smallest screen and larger, shows every row whole.
+        for (width, height) in [(70, 20), (80, 24), (120, 40)] {
+            for (number, (title, rows)) in pages.iter().enumerate() {
+                let text = screen(&app, width, height);
+                assert!(
+                    text.contains(&format!("Help {}/{}: {title}", number + 1, pages.len())),
+                    "page {number} at {width}x{height}:\n{text}"
+                );
+                assert!(
+                    !text.contains("more lines"),
+                    "{width}x{height} cut:\n{text}"
+                );
+                let flat: String = text
+                    .lines()
+                    .map(|l| l.trim_matches(|c: char| " │┌┐└┘─".contains(c)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                for (key, meaning) in rows {
+                    let row = format!("{key} {meaning}");
+                    let row = row.split_whitespace().collect::<Vec<_>>().join(" ");
+                    assert!(
+                        flat.contains(&row),
+                        "{width}x{height} page {number} lacks {row:?}:\n{text}"
+                    );
+                }
+                app.update(Action::HelpNext);
+            }
+            let text = screen(&app, width, height);
+            assert!(
+                text.contains(&format!("Help 1/{}", pages.len())),
+                "wraps around"
             );
         }
         app.update(Action::Unbound('z'));

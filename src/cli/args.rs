@@ -338,11 +338,14 @@ fn parse_picture_size(text: &str) -> Result<(u32, u32), String> {
 }
 
 fn parse_size(text: &str) -> Result<(u16, u16), String> {
-    let bad = || format!("'{text}' is not a size like 80x24 (columns x rows, each 1 to 1000)");
+    // The UI draws at most MAX_WIDTH x MAX_HEIGHT; a larger frame would be that one, padded.
+    let (max_w, max_h) = (crate::tui::MAX_WIDTH, crate::tui::MAX_HEIGHT);
+    let bad =
+        || format!("'{text}' is not a size like 80x24 (columns 1 to {max_w} x rows 1 to {max_h})");
     let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
     let w: u16 = w.trim().parse().map_err(|_| bad())?;
     let h: u16 = h.trim().parse().map_err(|_| bad())?;
-    if !(1..=1000).contains(&w) || !(1..=1000).contains(&h) {
+    if !(1..=max_w).contains(&w) || !(1..=max_h).contains(&h) {
         return Err(bad());
     }
     Ok((w, h))

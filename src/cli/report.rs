@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::pictures::steps::app_at;
 pub use crate::pictures::{settings_line, settings_without_seed};
+use crate::sim::event::judge_name;
 use crate::sim::lesson::{Lesson, RunView};
 use crate::sim::story::{tell, Line};
 use crate::sim::text::{counted, printable};
@@ -27,6 +28,8 @@ pub fn counts(s: &Stats) -> String {
 
 /// The `summary` line (see `docs/events.md`); `stale_writes_accepted` and `corruptions` are the
 /// same count by definition: an accepted write with a token older than the key's highest.
+/// `fencing` and `check` are what is in force at `t`, as the write events name it (`none` while
+/// fencing is off), not what the run started with.
 pub fn summary_json(world: &World, t: Ms) -> serde_json::Value {
     let setup = world.setup();
     let stats = world.stats();
@@ -35,8 +38,8 @@ pub fn summary_json(world: &World, t: Ms) -> serde_json::Value {
         "event": "summary",
         "scenario": setup.scenario.name,
         "seed": setup.scenario.chaos.as_ref().map(|_| setup.seed),
-        "fencing": setup.fencing,
-        "check": setup.check.name(),
+        "fencing": world.fencing(),
+        "check": judge_name(world.judge()),
         "grants": stats.grants,
         "writes_accepted": stats.writes_accepted,
         "writes_rejected": stats.writes_rejected,

@@ -3,6 +3,8 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+pub use super::action::{Action, Mode};
+use super::keys;
 use super::theme::Theme;
 use crate::sim::lesson::{Caption, Lesson, RunView};
 use crate::sim::time::fmt_seconds;
@@ -13,46 +15,8 @@ use crate::{FenceCheck, Judge};
 pub const STEPS: [Ms; 5] = [100, 500, 1_000, 2_000, 5_000];
 /// Playback speeds the `+` and `-` keys choose from: simulated seconds per real second.
 pub const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
-/// Pages of the help overlay.
-pub const HELP_PAGES: usize = 2;
-
-/// Everything the user can ask for; keys map to these first, so tests drive the app directly.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Action {
-    StepForward,
-    NextMoment,
-    StepBack,
-    TogglePlay,
-    SmallerStep,
-    LargerStep,
-    Faster,
-    Slower,
-    Select(ClientId),
-    InjectPause,
-    Crash,
-    DelayWrite,
-    ToggleFencing,
-    CycleCheck,
-    ToggleCompare,
-    Restart,
-    OpenPicker,
-    ToggleHelp,
-    /// Predict the write's verdict: `true` accepted, `false` rejected.
-    Answer(bool),
-    /// Reveal the answer without predicting.
-    Skip,
-    Quit,
-    /// Real time passed while playing, in ms.
-    Tick(Ms),
-    PickerUp,
-    PickerDown,
-    PickerChoose,
-    HelpNext,
-    HelpBack,
-    CloseOverlay,
-    /// A key that means nothing here (its label, for the status line).
-    Unbound(char),
-}
+/// Pages of the help overlay: keys, timeline marks, labels and panels.
+pub const HELP_PAGES: usize = 3;
 
 /// What covers the main view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,15 +24,6 @@ pub enum Overlay {
     None,
     Help { page: usize },
     Picker { cursor: usize },
-}
-
-/// Which key table is in force.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Mode {
-    Main,
-    Question,
-    Help,
-    Picker,
 }
 
 /// A lesson question: waiting for a prediction, or revealed.
@@ -395,8 +350,9 @@ impl App {
             Action::Tick(real_ms) => self.play(real_ms),
             Action::Unbound(key) => {
                 self.status = Some(format!(
-                    "The key {} does nothing here; press ? for every key.",
-                    key_name(key)
+                    "The key {} does nothing here; press {} for every key.",
+                    key_name(key),
+                    keys::key_for(Mode::Main, Action::ToggleHelp)
                 ))
             }
             Action::PickerUp
@@ -424,8 +380,12 @@ impl App {
             | Action::OpenPicker
             | Action::Select(_) => return None,
             _ => {
-                self.status =
-                    Some("The question waits: a accepted, b rejected, or n to skip it.".into())
+                self.status = Some(format!(
+                    "The question waits: {} accepted, {} rejected, or {} to skip it.",
+                    keys::key_for(Mode::Question, Action::Answer(true)),
+                    keys::key_for(Mode::Question, Action::Answer(false)),
+                    keys::key_for(Mode::Question, Action::Skip),
+                ))
             }
         }
         Some(())

@@ -1,7 +1,7 @@
 //! A frame's data, derived once from the app: every sentence, number and mark the screen shows.
 //! The widgets in `view/` only lay this out; they decide nothing about what it means.
 
-use super::app::{App, Mode, Overlay};
+use super::app::{Action, App, Mode, Overlay};
 use super::keys;
 use super::theme::Role;
 use crate::sim::lesson::{belief_and_truth, BeliefTruth, Believes, Source, Tone, Truth};
@@ -543,11 +543,22 @@ fn caption(app: &App) -> CaptionData {
     let (title, prompt) = match caption.source {
         Source::Question { .. } => (
             " Question ",
-            Some("Predict, then see: a = accepted, b = rejected, n = skip the question.".into()),
+            Some(format!(
+                "Predict, then see: {} = accepted, {} = rejected, {} = skip the question.",
+                keys::key_for(Mode::Question, Action::Answer(true)),
+                keys::key_for(Mode::Question, Action::Answer(false)),
+                keys::key_for(Mode::Question, Action::Skip),
+            )),
         ),
         Source::Reveal { .. } => (" Answer ", None),
         _ if chaos => (" Chaos ", None),
-        Source::BeforeStart => (" Lesson ", Some("Press n to begin.".into())),
+        Source::BeforeStart => (
+            " Lesson ",
+            Some(format!(
+                "Press {} to begin.",
+                keys::key_for(Mode::Main, Action::NextMoment)
+            )),
+        ),
         _ => (" Lesson ", None),
     };
     CaptionData {

@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::app::{Action, Mode};
+use super::action::{Action, Mode};
 use crate::sim::ClientId;
 
 /// One row of a key table.
@@ -151,7 +151,7 @@ pub const MAIN: &[Binding] = &[
     bind(
         &[Char('?')],
         Action::ToggleHelp,
-        "help: keys, marks, real systems",
+        "help: keys, marks, panels",
         Some("help"),
         1,
     ),
@@ -337,4 +337,14 @@ pub fn help_rows(mode: Mode) -> Vec<(String, &'static str)> {
     rows.into_iter()
         .map(|(keys, label)| (keys.join(" "), label))
         .collect()
+}
+
+/// The first key that asks for `action` in `mode`, as the footer shows it, for sentences that
+/// name a key ("press n to begin"), so that they follow the table.
+pub fn key_for(mode: Mode, action: Action) -> String {
+    keymap(mode)
+        .iter()
+        .find(|b| b.action == action)
+        .map(|b| key_label(b.codes[0]))
+        .unwrap_or_else(|| panic!("no key for {action:?} in {mode:?}"))
 }

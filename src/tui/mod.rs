@@ -3,12 +3,15 @@
 //! Its modules are layered one way, each using only those above it (a test keeps it so):
 //!
 //! 1. [`theme`]: styles by role.
-//! 2. [`app`]: the model; `update` is the only place state changes.
-//! 3. [`keys`]: one key table per mode, feeding dispatch, footer and help.
-//! 4. [`frame`]: a frame's data, derived once from the app.
-//! 5. [`view`]: widgets that lay the frame's data out.
-//! 6. [`terminal`]: the loop, the signals and the terminal's modes.
+//! 2. [`action`]: what a user can ask for, and the modes.
+//! 3. [`keys`]: one key table per mode, feeding dispatch, footer, help and every sentence that
+//!    names a key.
+//! 4. [`app`]: the model; `update` is the only place state changes.
+//! 5. [`frame`]: a frame's data, derived once from the app.
+//! 6. [`view`]: widgets that lay the frame's data out.
+//! 7. [`terminal`]: the loop, the signals and the terminal's modes.
 
+mod action;
 mod app;
 mod frame;
 mod keys;

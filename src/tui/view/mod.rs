@@ -1,5 +1,10 @@
 //! The view: a pure function of a frame's data onto a buffer. Each widget owns its layout and
-//! nothing else.
+//! nothing else. Its modules are layered one way, each using only those above it (a test keeps
+//! it so):
+//!
+//! 1. [`fit`]: measuring, clipping and wrapping text to a width.
+//! 2. [`header`], [`panels`], [`text`], [`timeline`]: the main view's widgets.
+//! 3. [`overlays`]: help, picker and too-small notice, over the main view.
 
 mod fit;
 mod header;

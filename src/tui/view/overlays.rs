@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
 use super::fit::{clip, wrap};
 use super::timeline::LEGEND;
 use crate::sim::Scenario;
-use crate::tui::app::{Mode, HELP_PAGES};
+use crate::tui::app::{Action, Mode};
 use crate::tui::keys;
 use crate::tui::theme::{Role, Theme};
 
@@ -48,28 +48,29 @@ const PANELS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The help pages, as lines of (key or glyph, meaning), for `mode`: the keys, then every mark.
+/// The help pages, as (title, rows of (key or glyph, meaning)), for `mode`: the keys of the mode,
+/// the marks on the timeline, then the labels and panels. Each fits the smallest screen whole.
 pub fn help_pages(mode: Mode) -> Vec<(String, Vec<(String, String)>)> {
     let keys_page = keys::help_rows(mode)
         .into_iter()
         .map(|(k, l)| (k, l.to_owned()))
         .collect();
-    let mut marks: Vec<(String, String)> = LEGEND
+    let marks = LEGEND
         .iter()
         .map(|(glyph, _, meaning)| (glyph.to_string(), (*meaning).to_owned()))
         .collect();
-    marks.extend(
-        PANELS
-            .iter()
-            .map(|(k, m)| ((*k).to_owned(), (*m).to_owned())),
-    );
+    let panels = PANELS
+        .iter()
+        .map(|(k, m)| ((*k).to_owned(), (*m).to_owned()))
+        .collect();
     let title = match mode {
         Mode::Question => "Keys while a question waits",
         _ => "Keys",
     };
     vec![
         (title.to_owned(), keys_page),
-        ("Marks and panels".to_owned(), marks),
+        ("Marks on the timeline".to_owned(), marks),
+        ("Labels and panels".to_owned(), panels),
     ]
 }
 
@@ -85,23 +86,15 @@ impl Widget for Help<'_> {
         let pages = help_pages(self.mode);
         let page = self.page.min(pages.len() - 1);
         let (title, rows) = &pages[page];
-        let box_area = centered(area, 78, rows.len() as u16 + 4);
-        Clear.render(box_area, buf);
-        let block = Block::bordered().title(format!(
-            " Help {}/{}: {title} · → next page, any other key closes ",
-            page + 1,
-            HELP_PAGES
-        ));
-        let inner = block.inner(box_area);
-        block.render(box_area, buf);
-        let key_style = self.theme.style(Role::Title);
+        let box_w = area.width.min(78);
         let key_w = rows
             .iter()
             .map(|(k, _)| k.chars().count())
             .max()
             .unwrap_or(4)
             + 2;
-        let text_w = (inner.width as usize).saturating_sub(key_w);
+        let text_w = (box_w.saturating_sub(2) as usize).saturating_sub(key_w);
+        let key_style = self.theme.style(Role::Title);
         let mut lines = Vec::new();
         for (key, meaning) in rows {
             for (i, part) in wrap(meaning, text_w).into_iter().enumerate() {
@@ -112,6 +105,30 @@ impl Widget for Help<'_> {
                 ]));
             }
         }
+        // The box grows with the wrapped lines; a page taller than the screen says so on its
+        // last line instead of dropping rows silently.
+        let box_area = centered(area, box_w, lines.len() as u16 + 2);
+        let room = box_area.height.saturating_sub(2) as usize;
+        if lines.len() > room && room > 0 {
+            let hidden = lines.len() - (room - 1);
+            lines.truncate(room - 1);
+            lines.push(Line::styled(
+                format!("… {hidden} more lines: enlarge the terminal"),
+                key_style,
+            ));
+        }
+        Clear.render(box_area, buf);
+        let next = keys::key_for(Mode::Help, Action::HelpNext);
+        let block = Block::bordered().title(clip(
+            &format!(
+                " Help {}/{}: {title} · {next} next page, any other key closes ",
+                page + 1,
+                pages.len()
+            ),
+            box_w.saturating_sub(2) as usize,
+        ));
+        let inner = block.inner(box_area);
+        block.render(box_area, buf);
         Paragraph::new(lines).render(inner, buf);
     }
 }
