@@ -756,10 +756,53 @@ fn a_recorded_session_replays_event_for_event() {
     press(&mut live, &[Action::ToggleFencing, Action::CycleCheck]);
     live.seek(40_000);
     let json = recording::to_json(live.session());
-    let (setup, inputs) = recording::from_json(&json, "test.json").unwrap();
-    let replayed = Session::played_to_with(setup, inputs, 40_000);
+    let loaded = recording::from_json(&json, "test.json").unwrap();
+    assert_eq!(loaded.implementation, None, "made on this library");
+    let replayed = Session::played_to_with(loaded.setup, loaded.inputs, 40_000);
     assert_eq!(replayed.world().events(), live.session().world().events());
     assert_eq!(replayed.inputs(), live.session().inputs());
+}
+
+#[test]
+fn a_recording_names_the_students_implementation_it_ran_on() {
+    use fencing_lab::sim::recording;
+    let recorded = setup("gc-pause", true, FenceCheck::PerKey)
+        .student(fencing_lab::sim::built_in(), "labs/ada");
+    let mut app = App::new(Session::new(recorded), Theme::plain());
+    press(&mut app, &[Action::InjectPause]);
+    let json = recording::to_json(app.session());
+    assert!(json.contains(r#""implementation": "labs/ada""#), "{json}");
+    let loaded = recording::from_json(&json, "r.json").unwrap();
+    assert_eq!(
+        loaded.implementation,
+        Some(std::path::PathBuf::from("labs/ada"))
+    );
+    assert_eq!(loaded.inputs, app.session().inputs());
+    // The student's storage has its own rule: the footer does not offer to switch ours.
+    let student = setup("gc-pause", true, FenceCheck::PerKey)
+        .student(fencing_lab::sim::built_in(), "labs/ada");
+    let mut app = App::new(Session::new(student), Theme::plain());
+    for (width, at_end) in [(80, false), (200, false), (200, true)] {
+        if at_end {
+            app.seek(app.session().scenario().end);
+        }
+        let footer = screen(&app, width, 24).lines().last().unwrap().to_owned();
+        assert!(
+            !footer.contains("fencing") && !footer.contains("check"),
+            "{footer}"
+        );
+        assert!(footer.contains("quit"), "{footer}");
+    }
+    press(&mut app, &[Action::ToggleFencing]);
+    assert!(
+        app.session().world().fencing(),
+        "f does not switch a student's storage"
+    );
+    assert!(
+        app.status().is_some_and(|s| s.contains("your")),
+        "{:?}",
+        app.status()
+    );
 }
 
 #[test]

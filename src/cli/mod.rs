@@ -16,7 +16,7 @@ use clap::Parser;
 use self::args::{Cli, Command, Format, WorldArgs};
 use crate::sim::recording::{self, SavePath};
 use crate::sim::text::printable;
-use crate::sim::{Scenario, Session, Setup};
+use crate::sim::{InputKind, Scenario, Session, Setup};
 use crate::tui;
 use crate::FenceCheck;
 
@@ -256,8 +256,28 @@ pub(crate) fn open_ui(
     let mut fault = None;
     let session = match replay {
         Some(path) => {
-            let (setup, inputs) = recording::load(&path).map_err(Failure::usage)?;
-            Session::with_inputs(setup, inputs)
+            let loaded = recording::load(&path).map_err(Failure::usage)?;
+            // The session replays on the implementation it was recorded on, or on `--impl`.
+            let setup = match world.implementation.clone().or(loaded.implementation) {
+                Some(dir) => {
+                    let switches = loaded
+                        .inputs
+                        .iter()
+                        .any(|i| matches!(i.kind, InputKind::Fencing { .. } | InputKind::Check(_)));
+                    if switches || !loaded.setup.fencing || loaded.setup.check != FenceCheck::PerKey
+                    {
+                        return Err(Failure::usage(format!(
+                            "{}: the recording turns fencing off or changes the check, which a student's storage decides itself; replay it without --impl",
+                            printable(&path.display().to_string())
+                        )));
+                    }
+                    let (backend, watched) = self::lab::backend(&dir)?;
+                    fault = Some(watched);
+                    loaded.setup.student(backend, dir.display().to_string())
+                }
+                None => loaded.setup,
+            };
+            Session::with_inputs(setup, loaded.inputs)
         }
         None => {
             let (setup, watched) = setup_with_impl(scenario, world)?;

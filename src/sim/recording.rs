@@ -31,7 +31,18 @@ struct Recording {
     seed: u64,
     fencing: bool,
     check: String,
+    /// The folder of the student's implementation the session ran on; absent for this library.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    implementation: Option<String>,
     inputs: Vec<RecordedInput>,
+}
+
+/// A loaded recording: the setup on this library, the inputs, and the folder of the student's
+/// implementation it was made on, if any (the command line puts that program behind the setup).
+pub struct Loaded {
+    pub setup: Setup,
+    pub inputs: Vec<Input>,
+    pub implementation: Option<PathBuf>,
 }
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
@@ -77,13 +88,14 @@ pub fn to_json(session: &Session) -> String {
         seed: session.seed(),
         fencing: session.fencing_at_start(),
         check: session.check_at_start().name().to_owned(),
+        implementation: session.setup().implemented_by.clone(),
         inputs,
     };
     serde_json::to_string_pretty(&recording).expect("a recording always serializes")
 }
 
 /// The setup and inputs of recording JSON; `source` names it in errors.
-pub fn from_json(text: &str, source: &str) -> Result<(Setup, Vec<Input>), String> {
+pub fn from_json(text: &str, source: &str) -> Result<Loaded, String> {
     let source = printable(source);
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let recording: Recording = serde_json::from_str(text).map_err(|e| {
@@ -170,11 +182,15 @@ pub fn from_json(text: &str, source: &str) -> Result<(Setup, Vec<Input>), String
         .seed(recording.seed)
         .fencing(recording.fencing)
         .check(check);
-    Ok((setup, inputs))
+    Ok(Loaded {
+        setup,
+        inputs,
+        implementation: recording.implementation.map(PathBuf::from),
+    })
 }
 
 /// Loads a recording from `path`.
-pub fn load(path: &Path) -> Result<(Setup, Vec<Input>), String> {
+pub fn load(path: &Path) -> Result<Loaded, String> {
     let source = path.display().to_string();
     let text = read_text_file(path, MAX_RECORDING_BYTES, "a recording")
         .map_err(|e| format!("{}: {e}", printable(&source)))?;

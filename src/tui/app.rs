@@ -167,7 +167,8 @@ impl App {
 
     /// Whether the storage is a student's (`--impl`): its rule is theirs, not a check to switch.
     pub fn on_student_code(&self) -> bool {
-        self.session.world().judge() == Judge::External
+        self.session.setup().implemented_by.is_some()
+            || self.session.world().judge() == Judge::External
     }
 
     /// The caption box's sentence now: the question, its reveal, or the lesson's caption.

@@ -584,6 +584,10 @@ fn footer(app: &App) -> FooterData {
     }
     let mode = app.mode();
     let mut hints = keys::hints(mode);
+    if app.on_student_code() {
+        // The student's storage has its own rule: the keys that switch ours are not offered.
+        hints.retain(|hint| !matches!(hint.1, "fencing" | "check"));
+    }
     let mut lead = None;
     if mode == Mode::Main && app.at_end() {
         // The lesson is over: what to do next comes first.
