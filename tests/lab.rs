@@ -418,6 +418,19 @@ fn impl_runs_the_lesson_and_the_chaos_test_on_the_students_code() {
         text.contains("writes judged by your FencedStorage"),
         "{text}"
     );
+    // The screen does not claim fencing for the student's storage: their code decides.
+    let (code, frame, err) = tool(&["frame", "gc-pause", "--at", "16.5", "--impl", correct]);
+    assert_eq!(code, Some(0), "{err}");
+    let header = frame.lines().next().unwrap();
+    assert!(
+        header.contains("YOUR CODE") && header.contains("your FencedStorage judges"),
+        "{header}"
+    );
+    assert!(!frame.contains("FENCING"), "{frame}");
+    assert!(
+        frame.contains("✗ REJECTED"),
+        "a correct storage rejects: {frame}"
+    );
     // A storage that checks nothing fails the chaos test, with the command that shows it.
     let unchecked = lab_dir().join("wrong/rust-write-unchecked");
     let (code, out, err) = tool(&[
@@ -456,7 +469,14 @@ fn the_minimal_case_becomes_a_lesson_the_ui_can_open() {
         let text = fencing_lab::cli::lab::minimal_case_scenario(&outcome.id, failure);
         let scenario = Scenario::parse("minimal", "minimal.toml", &text)
             .unwrap_or_else(|e| panic!("{}: {e}\n{text}", outcome.id));
-        // The last beat's caption is the failure, in the transcript's words.
+        // The first beat says what the check found (it is shown whatever the student's code
+        // did), the last is the failure, in the transcript's words.
+        let first = &scenario.beats[0].captions.fenced;
+        assert!(
+            first.starts_with("check found: at ") && first.contains(", but "),
+            "{}: {first}",
+            outcome.id
+        );
         let last = scenario.beats.last().unwrap();
         assert!(
             last.captions.fenced.contains(", but "),

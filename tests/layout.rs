@@ -55,7 +55,9 @@ fn check_screen(app: &App, w: u16, h: u16, context: &str) {
         fencing_lab::Judge::External => "your FencedStorage",
     };
     for needle in [
-        if world.fencing() {
+        if world.judge() == fencing_lab::Judge::External {
+            "YOUR CODE"
+        } else if world.fencing() {
             "FENCING ON"
         } else {
             "FENCING OFF"

@@ -151,7 +151,7 @@ fn the_lesson_end_to_end_by_keys() {
     ui.keys("hh");
     ui.wait_for("t = 15.5 s");
     ui.keys("?");
-    ui.wait_for("Help 1/2");
+    ui.wait_for(&format!("Help 1/{}", fencing_lab::tui::HELP_PAGES));
     ui.keys(" ");
     ui.wait_for("n next");
     ui.keys("q");

@@ -118,19 +118,19 @@ fn open_failure(target: &Target, outcome: &check::Outcome) -> Result<(), Failure
             // Validated here, so a case the lesson cannot show is one sentence, not a bad file.
             Scenario::parse("minimal-case", "check --tui", &text)
                 .map_err(|e| Failure::usage(format!("the minimal case cannot be shown: {e}")))?;
-            let path = std::env::temp_dir().join(format!(
-                "fencing-lab-minimal-case-{}.toml",
-                std::process::id()
-            ));
-            std::fs::write(&path, &text)
+            // Named after the rule, so the header reads "renew-extends-from-now: ...".
+            let folder = std::env::temp_dir().join(format!("fencing-lab-{}", std::process::id()));
+            let path = folder.join(format!("{}.toml", outcome.id));
+            std::fs::create_dir_all(&folder)
+                .and_then(|()| std::fs::write(&path, &text))
                 .map_err(|e| Failure::usage(format!("could not write {}: {e}", path.display())))?;
-            (
-                path.display().to_string(),
-                super::args::WorldArgs {
-                    implementation: Some(dir.clone()),
-                    ..Default::default()
-                },
-            )
+            let world = super::args::WorldArgs {
+                implementation: Some(dir.clone()),
+                ..Default::default()
+            };
+            let shown = super::open_ui(&path.display().to_string(), &world, None, None);
+            let _ = std::fs::remove_dir_all(&folder);
+            return shown.map(|_| ());
         }
     };
     super::open_ui(&name, &world, None, None).map(|_| ())
@@ -156,7 +156,18 @@ pub fn minimal_case_scenario(rule: &str, failure: &check::Failure) -> String {
     };
     for (i, played) in failure.played.iter().enumerate() {
         let mut caption = format!("{} -> {}", played.request.call(), played.got.describe());
-        if i == last {
+        let first = beats.is_empty();
+        if first && i != last {
+            // Said first, as what the check found: the failing step's own caption is shown
+            // only where the run matches the library's, which a failing step never does.
+            if let Some((at, said)) = failure.transcript.last().and_then(|l| l.split_once(' ')) {
+                caption = format!(
+                    "check found: at {} s {}. Press n to watch it happen.",
+                    at.trim_start_matches("t="),
+                    said.trim()
+                );
+            }
+        } else if i == last {
             // The transcript's last line says what the seed expected; drop its time column.
             if let Some((_, said)) = failure.transcript.last().and_then(|l| l.split_once(' ')) {
                 caption = said.trim().to_owned();
@@ -205,7 +216,11 @@ pub fn minimal_case_scenario(rule: &str, failure: &check::Failure) -> String {
         beats.push_str(&format!(
             "\n[[beat]]\nat = {}\ncaption = {}\n",
             fmt_time(played.now),
-            quote(&format!("Your code: {caption}"))
+            quote(&if first && i != last {
+                caption.clone()
+            } else {
+                format!("Your code: {caption}")
+            })
         ));
         if let Some(action) = action {
             beats.push_str(&action);
@@ -218,8 +233,8 @@ pub fn minimal_case_scenario(rule: &str, failure: &check::Failure) -> String {
     let end = failure.played.last().map_or(1.0, |p| p.now) + 2.0;
     format!(
         "title = {}\nshort = {}\nlease = {}\nfirst_token = {}\nlocks = [{}]\nend = {}\n{beats}",
-        quote(&format!("check: the minimal case of {rule}")),
-        quote(&format!("check: {rule}")),
+        quote(&format!("the smallest case where your code breaks {rule}")),
+        quote("your smallest failing case"),
         fmt_time(failure.lease_seconds),
         failure.first_token,
         locks

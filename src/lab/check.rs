@@ -161,7 +161,13 @@ pub fn run(target: &Target, mut program: Program, plan: &Plan) -> Result<Report,
                 bounds.exhaustive_length,
                 counted(explore::alphabet().len() as u64, "call", "calls")
             ),
-            scope: counted(tried, "script", "scripts"),
+            scope: match found {
+                None => counted(tried, "script", "scripts"),
+                Some(_) => format!(
+                    "failed at script {tried} of {}",
+                    explore::alphabet().len().pow(bounds.exhaustive_length)
+                ),
+            },
             failure: found.map(|(script, m)| failure(&m, &script, shrunk_note(&replay, &script))),
         });
         // The chaos runs drive the same program through the simulation; each run begins with

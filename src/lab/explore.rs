@@ -80,6 +80,7 @@ fn random_script(rng: &mut StdRng, steps: usize) -> Script {
         lease_seconds: Some(lease),
         first_token: Some(first_token),
         steps: (0..steps).map(|_| random_step(rng, lease)).collect(),
+        judge_expiry: true,
     }
 }
 
@@ -199,6 +200,7 @@ pub fn exhaustive(
             lease_seconds: Some(2.5),
             first_token: Some(1),
             steps,
+            judge_expiry: true,
         };
         if play(&script, student, calls)?.is_some() {
             let shrunk = shrink(script, student, calls)?;

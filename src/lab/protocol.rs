@@ -248,6 +248,7 @@ impl Program {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        super::cpu::pin_this_thread();
         let mut child = command.spawn().map_err(|e| ProtocolError {
             sentence: format!("could not start {shown}: {e}"),
         })?;

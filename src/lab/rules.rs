@@ -53,6 +53,7 @@ fn script(lease: f64, steps: Vec<Step>) -> Script {
         lease_seconds: Some(lease),
         first_token: Some(1),
         steps,
+        judge_expiry: true,
     }
 }
 
@@ -73,6 +74,7 @@ pub fn all() -> Vec<Rule> {
                     Advance(0.6),
                     acquire("file", C2),
                 ],
+                judge_expiry: true,
             },
         },
         Rule {
@@ -107,6 +109,7 @@ pub fn all() -> Vec<Rule> {
                     Advance(10.5),
                     acquire("file", C2),
                 ],
+                judge_expiry: true,
             },
         },
         Rule {
@@ -141,16 +144,20 @@ pub fn all() -> Vec<Rule> {
         Rule {
             id: "renew-keeps-token",
             words: "renew keeps the token; only a new grant makes a new one.",
-            script: script(
-                10.0,
-                vec![
-                    acquire("file", C1),
-                    Advance(4.0),
-                    renew(C1),
-                    Advance(2.0),
-                    renew(C1),
-                ],
-            ),
+            // Tokens only: how far a renew extends is renew-extends-from-now's rule.
+            script: Script {
+                judge_expiry: false,
+                ..script(
+                    10.0,
+                    vec![
+                        acquire("file", C1),
+                        Advance(4.0),
+                        renew(C1),
+                        Advance(2.0),
+                        renew(C1),
+                    ],
+                )
+            },
         },
         Rule {
             id: "renew-extends-from-now",

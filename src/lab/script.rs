@@ -169,6 +169,9 @@ pub struct Script {
     pub lease_seconds: Option<f64>,
     pub first_token: Option<u64>,
     pub steps: Vec<Step>,
+    /// Whether a lease's expiry is judged. Off for a rule about tokens only, so that a wrong
+    /// expiry is reported under the rule about expiry, not under this one.
+    pub judge_expiry: bool,
 }
 
 /// One call of a played script, as the transcript shows it.
@@ -279,7 +282,7 @@ pub fn play(
             }
             _ => {}
         }
-        let verdict = judge(step, &request, &expected, &got);
+        let verdict = judge(step, &request, &expected, &got, script.judge_expiry);
         transcript.push(Played { now, request, got });
         if let Some(expected) = verdict {
             return Ok(Some(Mismatch {
@@ -374,7 +377,13 @@ fn round_ms(t: f64) -> f64 {
 }
 
 /// `None` when `got` is what the seed allows, else what it expected (a clause after "but").
-fn judge(step: Option<&Step>, request: &Request, expected: &Reply, got: &Reply) -> Option<String> {
+fn judge(
+    step: Option<&Step>,
+    request: &Request,
+    expected: &Reply,
+    got: &Reply,
+    judge_expiry: bool,
+) -> Option<String> {
     if matches!(got, Reply::NotImplemented(_)) {
         return Some("the seed's rules need it: write it next".to_owned());
     }
@@ -395,7 +404,7 @@ fn judge(step: Option<&Step>, request: &Request, expected: &Reply, got: &Reply) 
                     token_reason(request)
                 )),
                 Reply::Lease(Some(have)) => match (have.expires_at, want.expires_at) {
-                    (Some(h), Some(w)) if (h - w).abs() > 1e-9 => Some(format!(
+                    (Some(h), Some(w)) if judge_expiry && (h - w).abs() > 1e-9 => Some(format!(
                         "the lease should expire at {} (now + lease_seconds)",
                         fmt_time(w)
                     )),

@@ -92,10 +92,13 @@ fn folder_command(dir: &Path) -> Result<Command, ProtocolError> {
 fn build_rust(dir: &Path, shown: &str) -> Result<(), ProtocolError> {
     // The crate's own target folder: student crates share a package name, so one shared target
     // folder would reuse the first crate's build for all of them.
-    let output = Command::new("cargo")
+    let mut cargo = Command::new("cargo");
+    cargo
         .args(["build", "--release", "--quiet", "--bin", "adapter"])
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env("CARGO_TARGET_DIR", dir.join("target"));
+    super::cpu::unpinned(&mut cargo);
+    let output = cargo
         .output()
         .map_err(|e| fail(format!("could not run cargo to build {shown}: {e}")))?;
     if output.status.success() {

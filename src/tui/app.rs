@@ -244,16 +244,25 @@ impl App {
                 }
                 self.go_forward(self.session.now() + self.step_ms());
             }
-            Action::NextMoment => match self.session.next_moment() {
-                Some(t) => self.go_forward(t),
-                None => {
-                    self.status = Some(if self.at_end() {
-                        self.end_note()
-                    } else {
-                        "Nothing more is scheduled: → moves the clock on.".into()
-                    })
+            Action::NextMoment => {
+                if self.refuse_past_end() {
+                    return;
                 }
-            },
+                let scenario = self.session.scenario();
+                // A scripted lesson stops at its end, even with events due later.
+                let end = scenario.chaos.is_none().then_some(scenario.end);
+                match (self.session.next_moment(), end) {
+                    (Some(t), Some(end)) => self.go_forward(t.min(end)),
+                    (Some(t), None) => self.go_forward(t),
+                    (None, Some(end)) => self.go_forward(end),
+                    (None, None) => {
+                        self.status = Some(format!(
+                            "Nothing more is scheduled: {} moves the clock on.",
+                            keys::key_for(Mode::Main, Action::StepForward)
+                        ))
+                    }
+                }
+            }
             Action::StepBack => {
                 let now = self.session.now();
                 if now == 0 {
@@ -449,15 +458,23 @@ impl App {
 
     fn end_note(&self) -> String {
         let end = fmt_seconds(self.session.scenario().end);
-        if self.session.world().fencing() {
-            format!(
-                "The lesson ended at {end} s: f turns fencing off, r replays it, s picks another."
-            )
-        } else {
-            format!(
-                "The lesson ended at {end} s: f turns fencing on, r replays it, s picks another."
-            )
+        let key = |action| keys::key_for(Mode::Main, action);
+        let (restart, pick) = (key(Action::Restart), key(Action::OpenPicker));
+        if self.on_student_code() {
+            // f does nothing on a student's storage: it is not offered.
+            return format!(
+                "The lesson ended at {end} s: {restart} replays it, {pick} picks another."
+            );
         }
+        let other = if self.session.world().fencing() {
+            "off"
+        } else {
+            "on"
+        };
+        format!(
+            "The lesson ended at {end} s: {} turns fencing {other}, {restart} replays it, {pick} picks another.",
+            key(Action::ToggleFencing)
+        )
     }
 
     fn inject_pause(&mut self) {
@@ -514,8 +531,7 @@ impl App {
     fn toggle_fencing(&mut self) {
         if self.on_student_code() {
             self.status = Some(
-                "With --impl the storage is your FencedStorage: it checks tokens as your code does."
-                    .into(),
+                "Fencing stays as your code does it: your FencedStorage has its own rule.".into(),
             );
             return;
         }
@@ -531,7 +547,7 @@ impl App {
     fn cycle_check(&mut self) {
         if self.on_student_code() {
             self.status =
-                Some("With --impl the storage's rule is the one your code implements.".into());
+                Some("No check to switch: your FencedStorage applies the rule you wrote.".into());
             return;
         }
         let current = self.session.world().fenced_check();

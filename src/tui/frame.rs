@@ -202,7 +202,14 @@ impl<'a> FrameData<'a> {
 }
 
 fn header(app: &App, world: &World, scenario: &Scenario) -> HeaderData {
-    let fencing = if world.fencing() {
+    // On a student's storage whether the tokens fence anything is what their code decides:
+    // the header does not claim fencing is on.
+    let fencing = if world.judge() == Judge::External {
+        Field {
+            text: " YOUR CODE ".into(),
+            role: Some(Role::Title),
+        }
+    } else if world.fencing() {
         Field {
             text: " FENCING ON ".into(),
             role: Some(Role::FencingOn),
@@ -214,7 +221,7 @@ fn header(app: &App, world: &World, scenario: &Scenario) -> HeaderData {
         }
     };
     let rule = match world.judge() {
-        Judge::External => "your FencedStorage".to_owned(),
+        Judge::External => "your FencedStorage judges the tokens".to_owned(),
         Judge::Check(check) => check.rule().to_owned(),
     };
     let mut fields = vec![
@@ -407,7 +414,8 @@ fn lock_panel(world: &World) -> LockPanelData {
     let next = match world.next_token() {
         NextToken::Is(t) => format!("next token {t}"),
         NextToken::NoneLeft => "no tokens left".into(),
-        NextToken::Unknown => "your tokens".into(),
+        // A student's service does not say which token it grants next.
+        NextToken::Unknown => "your counter".into(),
     };
     LockPanelData {
         locks,
