@@ -192,6 +192,50 @@ fn a_failure_is_shrunk_to_a_few_calls() {
 }
 
 #[test]
+fn a_shrunk_failure_loses_its_failure_without_any_one_of_its_steps() {
+    use fencing_lab::lab::explore;
+    use fencing_lab::lab::script::play;
+    if !require("python3", has("python3")) {
+        return;
+    }
+    let mut shrunk = 0;
+    for name in [
+        "python-global-highest",
+        "python-rejected-write-keeps-value",
+        "python-renew-from-old-expiry",
+        "python-refused-acquire-bumps",
+    ] {
+        let target = Target::Folder(lab_dir().join("wrong").join(name));
+        let mut program = start(&target);
+        let mut calls = 0;
+        let found = explore::random(&mut program, explore::Bounds::default(), &mut calls)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let Some((script, mismatch)) = found else {
+            continue;
+        };
+        shrunk += 1;
+        assert_eq!(
+            mismatch.steps_played,
+            script.steps.len(),
+            "{name}: ends at its failure"
+        );
+        // 1-minimal: every step is needed.
+        for i in 0..script.steps.len() {
+            let mut without = script.clone();
+            without.steps.remove(i);
+            let still = play(&without, &mut program, &mut calls).unwrap();
+            assert!(
+                still.is_none(),
+                "{name}: step {i} ({:?}) of the shrunk script is not needed: {:?}",
+                script.steps[i],
+                script.steps
+            );
+        }
+    }
+    assert!(shrunk >= 2, "the random check finds these wrong solutions");
+}
+
+#[test]
 fn a_fresh_starter_reports_every_rule_as_not_implemented() {
     let dir = tempfile::tempdir().unwrap();
     let student = dir.path().join("me");

@@ -109,7 +109,7 @@ pub fn shrink(
 ) -> Result<(Script, Mismatch), ProtocolError> {
     let mut failure = play(&script, student, calls)?.expect("shrink starts from a failing script");
     // Steps after the failing call cannot matter.
-    script.steps.truncate(failure.transcript.len());
+    script.steps.truncate(failure.steps_played);
     let mut chunk = script.steps.len().div_ceil(2).max(1);
     loop {
         let mut removed = false;
@@ -121,7 +121,7 @@ pub fn shrink(
             match play(&candidate, student, calls)? {
                 Some(m) => {
                     script = candidate;
-                    script.steps.truncate(m.transcript.len());
+                    script.steps.truncate(m.steps_played);
                     failure = m;
                     removed = true;
                 }

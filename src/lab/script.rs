@@ -189,6 +189,9 @@ pub struct Mismatch {
     pub transcript: Vec<Played>,
     /// What the seed's rules give, and why.
     pub expected: String,
+    /// How many of the script's steps were played: the failing one is the last of them
+    /// (0 when `new` itself failed). Steps after it cannot matter.
+    pub steps_played: usize,
 }
 
 impl Mismatch {
@@ -250,7 +253,7 @@ pub fn play(
         first_token: script.first_token,
     };
     let resolved = script.steps.iter().map(Some);
-    for step in std::iter::once(None).chain(resolved) {
+    for (steps_played, step) in std::iter::once(None).chain(resolved).enumerate() {
         // A step is resolved against what the reference has granted so far.
         let request = match step {
             None => new.clone(),
@@ -288,6 +291,7 @@ pub fn play(
             return Ok(Some(Mismatch {
                 transcript,
                 expected,
+                steps_played,
             }));
         }
     }
