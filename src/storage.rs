@@ -45,7 +45,8 @@ pub enum FenceCheck {
     Unchecked,
     /// Accept only when `token > highest_token(key)`: refuses the holder's own second write.
     Strict,
-    /// Accept when `token >=` the highest token of any key: refuses honest writes to other keys.
+    /// Accept when `token >=` the highest token of any key: refuses writes that their own key
+    /// would accept.
     Global,
 }
 
@@ -268,8 +269,8 @@ impl Verdict {
                 None => "nothing was written yet".to_owned(),
                 Some(g) if t >= g => format!("token {t} >= {g}, the highest token of any key"),
                 Some(g) if !self.is_stale() => format!(
-                    "token {t} < {g}, the highest token of any key, although '{key}' has only seen {}: one global highest refuses honest writes, which is why fence_token is per key",
-                    self.key_highest.map_or_else(|| "nothing".to_owned(), |h| format!("token {h}"))
+                    "token {t} < {g}, the highest token of any key; '{key}' itself has seen {}, so a per-key check would accept it",
+                    self.key_highest.map_or_else(|| "no token".to_owned(), |h| format!("only token {h}"))
                 ),
                 Some(g) => format!("token {t} < {g}, the highest token of any key"),
             },

@@ -65,7 +65,7 @@ fn every_mark_and_label_is_documented_as_the_help_explains_it() {
         "| on screen | meaning |",
     );
     let pages = tui::help_pages(Mode::Main);
-    let (_, labels) = pages.last().unwrap();
+    let (_, labels) = &pages[2];
     let labels: Vec<String> = labels
         .iter()
         .map(|(key, meaning)| {
@@ -87,5 +87,91 @@ fn the_docs_name_as_many_help_pages_as_there_are() {
     assert!(
         keys_md().contains(&format!("The help has {} pages", words[count])),
         "docs/keys.md miscounts the help's pages"
+    );
+}
+
+/// docs/cli.md's usage blocks are the binary's own `-h` output, and every command has one.
+#[test]
+fn every_commands_usage_in_docs_cli_is_its_help() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    let mut documented = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("```text\nUsage: fencing-lab ") {
+        rest = &rest[i + "```text\n".len()..];
+        let block = &rest[..rest.find("```").unwrap()];
+        let command: Vec<&str> = block
+            .lines()
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .skip(2)
+            .take_while(|w| !w.starts_with(['[', '<', '-']))
+            .collect();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+            .args(&command)
+            .arg("-h")
+            .output()
+            .unwrap();
+        let help = String::from_utf8(out.stdout).unwrap();
+        let usage = &help[help.find("Usage:").unwrap()..];
+        assert_eq!(
+            block.trim_end(),
+            usage.trim_end(),
+            "docs/cli.md's usage of `fencing-lab {}`",
+            command.join(" ")
+        );
+        documented.push(command.join(" "));
+    }
+    for command in [
+        "tui", "run", "chaos", "frame", "export", "lab init", "check",
+    ] {
+        assert!(
+            documented.iter().any(|d| d == command),
+            "docs/cli.md has no usage block for `{command}`"
+        );
+    }
+}
+
+/// The README's table of real systems is the one `fencing-lab systems` and the help read.
+#[test]
+fn the_readme_lists_every_real_system_as_the_tool_does() {
+    use fencing_lab::sim::systems::SYSTEMS;
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let rows = table_after(
+        &readme,
+        |l| l == "## Real systems",
+        "| system | the fencing token | what the storage must check | source |",
+    );
+    let expected: Vec<String> = SYSTEMS
+        .iter()
+        .map(|s| format!("| {} | {} | {} | {} |", s.name, s.token, s.check, s.source))
+        .collect();
+    assert_eq!(rows, expected);
+    // The command prints every system with each of its lines, a source among them.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+        .arg("systems")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for system in SYSTEMS {
+        for field in [
+            system.token,
+            system.api,
+            system.check,
+            system.says,
+            system.source,
+        ] {
+            let field = field.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(flat.contains(&field), "systems lacks {field:?}");
+        }
+        assert!(!system.source.is_empty(), "{} has no source", system.name);
+    }
+    assert!(
+        text.lines().all(|l| l.chars().count() <= 80),
+        "fits 80 columns"
     );
 }

@@ -18,22 +18,28 @@ const SETTINGS: [(bool, FenceCheck); 4] = [
 ];
 
 /// The rows of the box whose top border carries `title`, inside its borders (trailing spaces
-/// trimmed), and the top border line itself.
+/// trimmed), and the top border line itself. A box's top may join the one above (`├ Events ┤`),
+/// and a box ends at its bottom line or where the next box joins it.
 fn boxed(lines: &[&str], title: &str) -> Option<(String, Vec<String>)> {
+    let tops = [format!("┌ {title}"), format!("├ {title}")];
     let top = lines
         .iter()
-        .position(|l| l.contains(&format!("┌ {title}")))?;
-    let start = lines[top].find(&format!("┌ {title}")).unwrap();
+        .position(|l| tops.iter().any(|t| l.contains(t.as_str())))?;
+    let start = tops
+        .iter()
+        .find_map(|t| lines[top].find(t.as_str()))
+        .unwrap();
     let start_col = lines[top][..start].chars().count();
     let width = lines[top][start..]
         .chars()
-        .take_while(|&c| c != '┐')
+        .skip(1)
+        .take_while(|&c| c != '┐' && c != '┤')
         .count()
-        + 1;
+        + 2;
     let mut rows = Vec::new();
     for line in &lines[top + 1..] {
         let cells: Vec<char> = line.chars().skip(start_col).take(width).collect();
-        if cells.first() == Some(&'└') {
+        if matches!(cells.first(), Some('└' | '├')) {
             break;
         }
         let inner: String = cells[1..cells.len().saturating_sub(1)].iter().collect();
@@ -91,6 +97,14 @@ fn check_screen(app: &App, w: u16, h: u16, context: &str) {
             } else {
                 joined.push(trimmed.to_owned());
             }
+        }
+        // The newest event is always shown, whole.
+        if let Some(newest) = world.events().last() {
+            assert_eq!(
+                joined.last(),
+                Some(&newest.describe(&vocab)),
+                "{context}: the log does not end with the newest event whole:\n{text}"
+            );
         }
         for sentence in joined {
             if sentence == "nothing has happened yet" {

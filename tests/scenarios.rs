@@ -6,7 +6,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use fencing_lab::sim::{EventKind, LockId, Scenario, Session, Setup};
+use fencing_lab::sim::{EventKind, LockId, Ms, Scenario, Session, Setup};
 use fencing_lab::FenceCheck;
 
 #[test]
@@ -23,6 +23,8 @@ fn every_built_in_scenario_loads_and_is_listed_in_lesson_order() {
             "two-locks",
             "lapsed-write",
             "crash-restart",
+            "network-delay",
+            "clock-jump",
             "chaos"
         ]
     );
@@ -204,6 +206,74 @@ fn crash_restart_must_acquire_again() {
     assert_eq!(write_at(&s, 10_000), (true, Some(2), 3));
 }
 
+/// The write delivered at `t`: (sent at, lease live when sent).
+fn delivery_at(session: &Session, t: Ms) -> (Option<Ms>, bool) {
+    at(session, t)
+        .into_iter()
+        .find_map(|k| match k {
+            EventKind::Write {
+                sent_at,
+                lease_live,
+                ..
+            } => Some((*sent_at, *lease_live)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no write at {t} ms"))
+}
+
+#[test]
+fn network_delay_sends_in_time_and_arrives_too_late() {
+    let s = play("network-delay", true);
+    // Sent at 2 s while its lease was live; delivered at 14 s, after client 2's write.
+    assert!(at(&s, 2_000)
+        .iter()
+        .any(|k| matches!(k, EventKind::Send { client, .. } if *client == c(1))));
+    assert_eq!(delivery_at(&s, 14_000), (Some(2_000), true));
+    assert_eq!(write_at(&s, 12_000), (true, None, 2));
+    assert_eq!(write_at(&s, 14_000), (false, Some(2), 1));
+    assert_eq!(grants(&s), [(0, c(1), 1), (11_000, c(2), 2)]);
+    let file = &s.world().storage_entries()[0];
+    assert_eq!(
+        (file.1.value.as_str(), file.1.highest),
+        ("client 2's data", 2)
+    );
+    let off = play("network-delay", false);
+    assert_eq!(write_at(&off, 14_000), (true, Some(2), 1));
+    assert_eq!(corruption_at(&off, 14_000), Some((1, 2)));
+    assert_eq!(off.world().storage_entries()[0].1.value, "client 1's data");
+    assert_eq!(grants(&off), grants(&s), "only the storage differs");
+}
+
+#[test]
+fn clock_jump_ends_the_lease_early_and_never_revives_it() {
+    let s = play("clock-jump", true);
+    // The service's clock jumps 8 s at 3 s: by it, client 1's 10 s lease ended at 3 s.
+    assert!(at(&s, 3_000).contains(&&EventKind::Expire {
+        client: c(1),
+        lock: LockId::FIRST,
+        token: 1
+    }));
+    assert_eq!(grants(&s), [(0, c(1), 1), (4_000, c(2), 2)]);
+    assert_eq!(write_at(&s, 5_000), (true, None, 2));
+    // Client 1 still believes it holds the lock, and writes: rejected.
+    assert_eq!(delivery_at(&s, 6_000), (None, false));
+    assert_eq!(write_at(&s, 6_000), (false, Some(2), 1));
+    assert_eq!(refusal_reason(&s, 8_000), "held_by_other");
+    // After the clock steps back 8 s, the lock is still client 2's, never client 1's again.
+    let mut back = Session::new(setup("clock-jump", true, FenceCheck::PerKey));
+    for t in [6_500, 7_000, 7_500, 9_999] {
+        back.seek(t);
+        let lease = back
+            .world()
+            .lease(LockId::FIRST)
+            .expect("client 2 holds it");
+        assert_eq!((lease.client, lease.token), (c(2), 2), "at {t} ms");
+        assert!(!back.world().lease_is_live(LockId::FIRST, c(1), 1));
+    }
+    let off = play("clock-jump", false);
+    assert_eq!(corruption_at(&off, 6_000), Some((1, 2)));
+}
+
 #[test]
 fn chaos_scenario_is_fenced_with_fencing_and_corrupted_without() {
     let on = play("chaos", true);
@@ -249,6 +319,17 @@ fn each_check_variant_breaks_what_the_lesson_says() {
     for name in ["late-release", "heartbeat", "crash-restart"] {
         assert_eq!(variant_outcomes(name), [(0, 0); 4], "{name}");
     }
+    // network-delay: the late write was sent while its lease was live, so every check that
+    // stops it refuses a write that was honest when sent; only no check lets it corrupt.
+    assert_eq!(
+        variant_outcomes("network-delay"),
+        [(0, 1), (1, 0), (0, 1), (0, 1)]
+    );
+    // clock-jump: the service had ended client 1's lease before it wrote: not honest.
+    assert_eq!(
+        variant_outcomes("clock-jump"),
+        [(0, 0), (1, 0), (0, 0), (0, 0)]
+    );
 }
 
 #[test]

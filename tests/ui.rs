@@ -387,7 +387,7 @@ fn the_picker_shows_every_title_whole() {
         let text = screen(&app, 80, 24);
         let flat = text
             .lines()
-            .map(|l| l.trim_matches(|c: char| " │┌┐└┘─".contains(c)))
+            .map(|l| l.trim_matches(|c: char| " │┌┐└┘├┤─".contains(c)))
             .collect::<Vec<_>>()
             .join(" ");
         assert!(
@@ -553,7 +553,7 @@ fn help_lists_every_key_of_every_mode_and_explains_every_mark() {
                 );
                 let flat: String = text
                     .lines()
-                    .map(|l| l.trim_matches(|c: char| " │┌┐└┘─".contains(c)))
+                    .map(|l| l.trim_matches(|c: char| " │┌┐└┘├┤─".contains(c)))
                     .collect::<Vec<_>>()
                     .join(" ")
                     .split_whitespace()

@@ -122,6 +122,9 @@ pub enum Command {
     },
     /// List the built-in scenarios, one a line with its title.
     List,
+    /// How real systems (etcd, ZooKeeper, Hazelcast, Redisson, Kubernetes, Redlock) expose the
+    /// fencing token and what the storage must check, each with its source.
+    Systems,
     /// The lab: write a starter for your own LockService and FencedStorage.
     Lab {
         #[command(subcommand)]

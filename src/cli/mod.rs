@@ -141,6 +141,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             record,
             replay,
         }) => open_ui(&scenario, &world, record, replay),
+        Some(Command::Systems) => {
+            let mut out = stdout.lock();
+            out.write_all(systems_text(80).as_bytes())?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
         Some(Command::List) => {
             let mut out = stdout.lock();
             for scenario in Scenario::all_built_in() {
@@ -308,4 +314,30 @@ pub(crate) fn open_ui(
     }
     self::lab::fault_of(&fault)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `systems` table as text wrapped at `width` columns: one block per system.
+pub fn systems_text(width: usize) -> String {
+    use crate::sim::systems::SYSTEMS;
+    let mut out = String::from(
+        "How real systems expose the fencing token, and what the storage must check:\n",
+    );
+    for system in SYSTEMS {
+        out.push('\n');
+        out.push_str(system.name);
+        out.push('\n');
+        for (label, text) in [
+            ("token", system.token),
+            ("get it", system.api),
+            ("check", system.check),
+            ("says", system.says),
+            ("source", system.source),
+        ] {
+            for (i, line) in tui::wrap(text, width - 10).into_iter().enumerate() {
+                let label = if i == 0 { label } else { "" };
+                out.push_str(&format!("  {label:<7} {line}\n"));
+            }
+        }
+    }
+    out
 }

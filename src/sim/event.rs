@@ -560,8 +560,14 @@ impl Event {
             EventKind::Check { check } => {
                 format!("the storage's check is now {} ({})", check.name(), check.rule())
             }
+            EventKind::ClockJump { by, service_now } if *by < 0 => format!(
+                "the lock service's clock steps back {} s; the service's time reads {} s, never \
+                 earlier than it has read before",
+                fmt_signed(-*by),
+                fmt_service_seconds(*service_now)
+            ),
             EventKind::ClockJump { by, service_now } => format!(
-                "the lock service's clock jumps by {} s and now reads {} s",
+                "the lock service's clock jumps ahead {} s and now reads {} s",
                 fmt_signed(*by),
                 fmt_service_seconds(*service_now)
             ),

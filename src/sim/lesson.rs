@@ -987,10 +987,11 @@ pub fn belief_and_truth(world: &World, client: &Client) -> BeliefTruth {
         Some(t) => Truth::Ended { ago: now - t },
         None => Truth::NotItsLease,
     };
+    // They disagree only while the client still counts time left on a lease that has ended.
     BeliefTruth {
         believes,
         truth,
-        stale: true,
+        stale: left > 0,
     }
 }
 

@@ -70,6 +70,14 @@ const BUILT_IN: &[(&str, &str)] = &[
         "crash-restart",
         include_str!("../../assets/scenarios/crash-restart.toml"),
     ),
+    (
+        "network-delay",
+        include_str!("../../assets/scenarios/network-delay.toml"),
+    ),
+    (
+        "clock-jump",
+        include_str!("../../assets/scenarios/clock-jump.toml"),
+    ),
     ("chaos", include_str!("../../assets/scenarios/chaos.toml")),
 ];
 
@@ -871,10 +879,11 @@ fn raw_beat(
         Some(action) => Some(beat_action(raw, action, number, locks)?),
     };
     let ask = optional(&raw.ask, "ask")?.map(|text| Question { text });
+    // A narration beat asks about the write the network delivers at its instant.
     if ask.is_some()
         && !matches!(
             action,
-            Some(BeatAction::Client {
+            None | Some(BeatAction::Client {
                 action: ClientAction::Write { .. },
                 ..
             })
@@ -882,7 +891,10 @@ fn raw_beat(
     {
         return Err((
             None,
-            format!("beat {number} has `ask`, but only a `write` beat can ask a question"),
+            format!(
+                "beat {number} has `ask`, but only a `write` beat or a narration beat (for a \
+                 write the network delivers then) can ask a question"
+            ),
         ));
     }
     Ok(Beat {

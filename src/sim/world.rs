@@ -374,19 +374,28 @@ impl World {
         if client.is_paused() {
             return LaneState::Paused;
         }
-        let mut beliefs = client
+        let beliefs: Vec<(LockId, Belief)> = client
             .beliefs
             .iter()
             .enumerate()
             .filter_map(|(i, b)| b.map(|b| (LockId(i as u8), b)))
-            .peekable();
-        if beliefs.peek().is_some() {
-            let stale = beliefs.any(|(lock, b)| !self.lease_is_live(lock, client.id, b.token));
-            return if stale {
-                LaneState::Stale
-            } else {
-                LaneState::Holding
-            };
+            .collect();
+        // Stale: it believes, on its own clock, in a lease the service has ended. A client
+        // whose own clock says the lease ran out does not think it holds it.
+        let stale = beliefs.iter().any(|&(lock, b)| {
+            !self.lease_is_live(lock, client.id, b.token)
+                && client
+                    .believed_left(lock, self.now)
+                    .is_some_and(|left| left > 0)
+        });
+        if stale {
+            return LaneState::Stale;
+        }
+        if beliefs
+            .iter()
+            .any(|&(lock, b)| self.lease_is_live(lock, client.id, b.token))
+        {
+            return LaneState::Holding;
         }
         if client.activity == Activity::Waiting {
             LaneState::Waiting

@@ -15,8 +15,8 @@ use crate::{FenceCheck, Judge};
 pub const STEPS: [Ms; 5] = [100, 500, 1_000, 2_000, 5_000];
 /// Playback speeds the `+` and `-` keys choose from: simulated seconds per real second.
 pub const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
-/// Pages of the help overlay: keys, timeline marks, labels and panels.
-pub const HELP_PAGES: usize = 3;
+/// Pages of the help overlay: keys, timeline marks, labels and panels, real systems.
+pub const HELP_PAGES: usize = 4;
 
 /// What covers the main view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -166,9 +166,16 @@ pub struct FrameData<'a> {
     pub storage: StorageData,
     pub compare: Option<[StorageData; 2]>,
     pub caption: CaptionData,
+    /// The latest events, oldest first.
     pub events: Vec<EventLine>,
+    /// How many earlier events are not in `events`.
+    pub events_before: usize,
     pub footer: FooterData,
 }
+
+/// The most events a frame describes: the log never has more rows than the tallest screen the
+/// view draws (the view asserts it at compile time).
+pub const EVENTS_DESCRIBED: usize = 200;
 
 impl<'a> FrameData<'a> {
     /// The frame of `app` now.
@@ -186,8 +193,10 @@ impl<'a> FrameData<'a> {
             storage: storage(world),
             compare: app.compare().then(|| compare(world)),
             caption: caption(app),
-            events: world
-                .events()
+            // The log shows at most one event a row: only the latest that could fit are
+            // described, so a frame costs the same after ten minutes as after ten seconds.
+            events_before: world.events().len().saturating_sub(EVENTS_DESCRIBED),
+            events: world.events()[world.events().len().saturating_sub(EVENTS_DESCRIBED)..]
                 .iter()
                 .map(|e| EventLine {
                     time: fmt_seconds(e.t),

@@ -151,7 +151,7 @@ pub const MAIN: &[Binding] = &[
     bind(
         &[Char('?')],
         Action::ToggleHelp,
-        "help: keys, marks, panels",
+        "help: keys, marks, real systems",
         Some("help"),
         1,
     ),

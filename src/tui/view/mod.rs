@@ -34,6 +34,8 @@ pub const MIN_HEIGHT: u16 = 20;
 pub const MAX_WIDTH: u16 = 500;
 /// See [`MAX_WIDTH`].
 pub const MAX_HEIGHT: u16 = 200;
+// Every row of the tallest log has an event to show.
+const _: () = assert!(crate::tui::frame::EVENTS_DESCRIBED >= MAX_HEIGHT as usize);
 
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -48,6 +50,8 @@ pub struct Heights {
     pub panels: u16,
     pub caption: u16,
     pub log: u16,
+    /// The caption box and the log share a border (the log's top line), which saves a row.
+    pub joined: bool,
 }
 
 /// Splits `height` rows: header 2 and footer 1; the timeline what its lanes need; the panels
@@ -64,12 +68,19 @@ pub fn heights(data: &FrameData, width: u16, height: u16) -> Heights {
     let caption_lines = text::caption_lines(&data.caption, inner) as u16;
     let rest = height.saturating_sub(3 + timeline + panels);
     let caption = (2 + caption_lines.clamp(2, 5)).min(rest.max(4));
+    // The log is shown only if the newest event fits in it whole.
+    let log_needs = 2 + text::newest_event_lines(&data.events, inner).max(1) as u16;
+    // With a log below it, the caption box drops its bottom border: the log's top is the line
+    // between them.
+    let joined = rest.saturating_sub(caption - 1) >= log_needs;
+    let caption = if joined { caption - 1 } else { caption };
     let log = rest.saturating_sub(caption);
     Heights {
         timeline,
         panels,
         caption,
-        log: if log >= 3 { log } else { 0 },
+        log: if joined { log } else { 0 },
+        joined,
     }
 }
 
@@ -142,12 +153,15 @@ fn draw_area(area: Rect, buf: &mut Buffer, app: &App) {
     text::Caption {
         data: &data.caption,
         theme,
+        joined: h.joined,
     }
     .render(caption, buf);
-    if log.height >= 3 {
+    if h.log > 0 {
         text::EventLog {
             lines: &data.events,
+            before: data.events_before,
             theme,
+            joined: h.joined,
         }
         .render(log, buf);
     }

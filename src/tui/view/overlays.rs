@@ -8,6 +8,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
 
 use super::fit::{clip, wrap};
 use super::timeline::LEGEND;
+use crate::sim::systems::SYSTEMS;
 use crate::sim::Scenario;
 use crate::tui::app::{Action, Mode};
 use crate::tui::keys;
@@ -49,7 +50,8 @@ const PANELS: &[(&str, &str)] = &[
 ];
 
 /// The help pages, as (title, rows of (key or glyph, meaning)), for `mode`: the keys of the mode,
-/// the marks on the timeline, then the labels and panels. Each fits the smallest screen whole.
+/// the marks on the timeline, the labels and panels, then what real systems call the token.
+/// Each fits the smallest screen whole.
 pub fn help_pages(mode: Mode) -> Vec<(String, Vec<(String, String)>)> {
     let keys_page = keys::help_rows(mode)
         .into_iter()
@@ -67,10 +69,19 @@ pub fn help_pages(mode: Mode) -> Vec<(String, Vec<(String, String)>)> {
         Mode::Question => "Keys while a question waits",
         _ => "Keys",
     };
+    let mut systems: Vec<(String, String)> = SYSTEMS
+        .iter()
+        .map(|s| (s.name.to_owned(), s.short.to_owned()))
+        .collect();
+    systems.push((
+        "sources".to_owned(),
+        "fencing-lab systems prints every line with its source".to_owned(),
+    ));
     vec![
         (title.to_owned(), keys_page),
         ("Marks on the timeline".to_owned(), marks),
         ("Labels and panels".to_owned(), panels),
+        ("Real systems: the token and the check".to_owned(), systems),
     ]
 }
 

@@ -3,8 +3,9 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
+use ratatui::symbols::border;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Widget};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
 use super::fit::{clip, width, wrap};
 use crate::tui::frame::{CaptionData, EventLine, FooterData};
@@ -19,12 +20,19 @@ pub fn caption_lines(data: &CaptionData, width: usize) -> usize {
 pub struct Caption<'a> {
     pub data: &'a CaptionData,
     pub theme: &'a Theme,
+    /// The event log below draws the bottom line.
+    pub joined: bool,
 }
 
 impl Widget for Caption<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let data = self.data;
-        let block = Block::bordered().title(data.title);
+        let borders = if self.joined {
+            Borders::TOP | Borders::LEFT | Borders::RIGHT
+        } else {
+            Borders::ALL
+        };
+        let block = Block::new().borders(borders).title(data.title);
         let inner = block.inner(area);
         block.render(area, buf);
         let w = inner.width as usize;
@@ -50,10 +58,32 @@ impl Widget for Caption<'_> {
     }
 }
 
+/// The width of the log's time column for these events.
+fn time_width(lines: &[EventLine]) -> usize {
+    lines
+        .iter()
+        .map(|e| width(&e.time))
+        .max()
+        .unwrap_or(4)
+        .max(4)
+}
+
+/// The rows the newest event takes in a log `inner` columns wide (0 with no events).
+pub fn newest_event_lines(lines: &[EventLine], inner: usize) -> usize {
+    let time_w = time_width(lines);
+    lines
+        .last()
+        .map_or(0, |e| wrap(&e.text, inner.saturating_sub(time_w + 1)).len())
+}
+
 /// The latest events, newest last and always whole, wrapped; how many earlier ones are off
 /// screen in the title.
 pub struct EventLog<'a> {
+    /// Its top line joins the caption box above (├ ┤).
+    pub joined: bool,
     pub lines: &'a [EventLine],
+    /// Events earlier than `lines`, counted in the title.
+    pub before: usize,
     pub theme: &'a Theme,
 }
 
@@ -62,13 +92,7 @@ impl Widget for EventLog<'_> {
         let rows = area.height.saturating_sub(2) as usize;
         let w = area.width.saturating_sub(2) as usize;
         // Whole events only, from the newest back, as many as fit.
-        let time_w = self
-            .lines
-            .iter()
-            .map(|e| width(&e.time))
-            .max()
-            .unwrap_or(4)
-            .max(4);
+        let time_w = time_width(self.lines);
         let mut shown: Vec<(Vec<String>, &EventLine)> = Vec::new();
         let mut used = 0;
         for event in self.lines.iter().rev() {
@@ -82,19 +106,38 @@ impl Widget for EventLog<'_> {
                 })
                 .collect();
             if used + wrapped.len() > rows {
+                if shown.is_empty() && rows > 0 {
+                    // Not even the newest fits whole: show its start, marked as shortened,
+                    // rather than an empty log.
+                    let mut start: Vec<String> = wrapped.into_iter().take(rows).collect();
+                    if let Some(last) = start.last_mut() {
+                        let kept: String = last.chars().take(w.saturating_sub(1)).collect();
+                        *last = format!("{}…", kept.trim_end());
+                    }
+                    shown.push((start, event));
+                }
                 break;
             }
             used += wrapped.len();
             shown.push((wrapped, event));
         }
         shown.reverse();
-        let earlier = self.lines.len() - shown.len();
+        let earlier = self.before + self.lines.len() - shown.len();
         let title = if earlier > 0 {
             format!(" Events ({earlier} earlier) ")
         } else {
             " Events ".to_owned()
         };
-        let block = Block::bordered().title(title);
+        let block = if self.joined {
+            Block::bordered().border_set(border::Set {
+                top_left: "├",
+                top_right: "┤",
+                ..border::PLAIN
+            })
+        } else {
+            Block::bordered()
+        }
+        .title(title);
         let inner = block.inner(area);
         block.render(area, buf);
         if self.lines.is_empty() {
