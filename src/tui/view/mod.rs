@@ -98,13 +98,15 @@ fn draw_area(area: Rect, buf: &mut Buffer, app: &App) {
     let data = FrameData::of(app);
     let theme = app.theme();
     let h = heights(&data, area.width, area.height);
-    let [header, timeline, panels, caption, log, footer] = Layout::vertical([
+    // Rows nothing needs (a hidden log) stay blank above the footer, which keeps the last row.
+    let [header, timeline, panels, caption, log, _, footer] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Length(h.timeline),
         Constraint::Length(h.panels),
         Constraint::Length(h.caption),
         Constraint::Length(h.log),
-        Constraint::Min(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
     ])
     .areas(area);
 
