@@ -383,6 +383,28 @@ fn frame_compare_has_sensible_defaults_and_a_verdict_in_each_pane() {
 }
 
 #[test]
+fn as_etcd_relabels_the_token_on_screen_and_in_the_transcript() {
+    let frame = stdout_of(&["frame", "gc-pause", "--at", "16.5", "--as", "etcd"]);
+    assert!(frame.contains("etcd: revision >= highest(key)"), "{frame}");
+    assert!(frame.contains("client-2  revision 2"), "{frame}");
+    insta::assert_snapshot!("frame_gc_pause_as_etcd", frame);
+    let run = stdout_of(&["run", "gc-pause", "--as", "etcd"]);
+    assert!(run.contains("REJECTED, revision 1 < 2, the highest revision 'file' has accepted"));
+    assert!(run.contains("as etcd"), "{run}");
+    let redlock = stdout_of(&["run", "gc-pause", "--as", "redlock"]);
+    assert!(
+        redlock.contains("as Redlock: it has no token, so the storage has nothing to check"),
+        "{redlock}"
+    );
+    assert!(redlock.contains("CORRUPTED DATA!"), "{redlock}");
+    // JSON keeps its field names whatever the words.
+    let json = stdout_of(&["run", "gc-pause", "--as", "etcd", "--format", "json"]);
+    assert!(json.contains("\"token\":1"), "{json}");
+    let err = usage_error(&["run", "gc-pause", "--as", "mongo"]);
+    assert!(err.contains("use one of etcd, zookeeper"), "{err}");
+}
+
+#[test]
 fn help_and_version_work_everywhere() {
     for args in [
         &["--help"][..],

@@ -548,3 +548,50 @@ fn a_holder_query_counts_as_a_reading_so_stepping_back_cannot_revive() {
     ));
     assert_eq!(locks.holder("file"), None);
 }
+
+// ---------------------------------------------------------------- accessors
+
+#[test]
+fn the_service_reports_its_lease_length_and_its_clock() {
+    let clock = ManualClock::new(2.5);
+    let locks = LockService::new(clock.clone(), 7.25, 3).unwrap();
+    assert_eq!(locks.lease_seconds(), 7.25);
+    assert_eq!(locks.now(), Some(2.5));
+    clock.advance(1.5);
+    assert_eq!(locks.now(), Some(4.0));
+    // The service's now never goes back with its clock.
+    clock.set(1.0);
+    assert_eq!(locks.now(), Some(4.0));
+    let scripted = Rc::new(ScriptedClock(Cell::new(f64::NAN)));
+    let blind = LockService::with_defaults(scripted.clone());
+    assert_eq!(
+        blind.now(),
+        None,
+        "a clock that is not a number gives no now"
+    );
+    scripted.0.set(-1.0);
+    assert_eq!(blind.now(), Some(-1.0));
+    assert_eq!(
+        service(&ManualClock::new(0.0)).lease_seconds(),
+        DEFAULT_LEASE_SECONDS
+    );
+}
+
+#[test]
+fn a_checked_storage_says_whether_it_is_empty_and_what_each_key_holds() {
+    use fencing_lab::{CheckedStorage, FenceCheck};
+    let mut storage = CheckedStorage::new(FenceCheck::PerKey);
+    assert!(storage.is_empty());
+    assert_eq!(storage.entry("file"), None);
+    storage.write("file", "client 2's data", 2);
+    storage.write("file", "client 1's data", 1);
+    assert!(!storage.is_empty());
+    assert_eq!(storage.len(), 1);
+    let file = storage.entry("file").expect("file was written");
+    assert_eq!(
+        (file.value.as_str(), file.value_token, file.highest),
+        ("client 2's data", 2, 2),
+        "the rejected write changed nothing"
+    );
+    assert_eq!(storage.entry("log"), None);
+}

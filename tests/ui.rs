@@ -243,6 +243,16 @@ fn g_pauses_x_crashes_and_a_down_client_is_told_the_truth() {
         app.session().inputs()[0].kind,
         InputKind::Pause { client: c(3) }
     );
+    // A second g at the same moment would change nothing: no second pause, and it says so.
+    app.update(Action::InjectPause);
+    assert_eq!(app.session().inputs().len(), 1);
+    assert!(
+        app.status()
+            .unwrap()
+            .contains("client-3 is already frozen until"),
+        "{:?}",
+        app.status()
+    );
     press(&mut app, &[Action::Select(c(1)), Action::Crash]);
     assert!(app.status().unwrap().contains("restarts at 11.0 s"));
     let text = screen(&app, 80, 24);
@@ -297,6 +307,18 @@ fn step_and_speed_keys_stay_in_their_ranges() {
     }
     assert_eq!(app.step_ms(), 5_000);
     assert_eq!(app.speed(), 1.0);
+    // The speed is said when it changes: an 80-column header has no room for it.
+    app.update(Action::Faster);
+    assert_eq!(
+        app.status(),
+        Some("Playback speed 2x: space plays and pauses.")
+    );
+    assert!(screen(&app, 80, 24).contains("Playback speed 2x"));
+    app.update(Action::Slower);
+    assert_eq!(
+        app.status(),
+        Some("Playback speed 1x: space plays and pauses.")
+    );
     for _ in 0..9 {
         app.update(Action::Faster);
     }

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::sim::systems::System;
+use crate::sim::text::printable;
 use crate::sim::time::{to_ms, MAX_MS};
 use crate::sim::Ms;
 use crate::FenceCheck;
@@ -226,6 +228,10 @@ pub struct WorldArgs {
     /// Run on your own LockService and FencedStorage: a folder from `fencing-lab lab init`.
     #[arg(long = "impl", value_name = "DIR")]
     pub implementation: Option<PathBuf>,
+    /// Tell the lesson in a real system's words: etcd, zookeeper, hazelcast, redisson,
+    /// kubernetes or redlock (see `fencing-lab systems`); one with no token runs unfenced.
+    #[arg(long = "as", value_name = "SYSTEM", value_parser = parse_system)]
+    pub system: Option<&'static System>,
 }
 
 impl WorldArgs {
@@ -245,6 +251,7 @@ impl Default for WorldArgs {
             check: FenceCheck::PerKey,
             seed: None,
             implementation: None,
+            system: None,
         }
     }
 }
@@ -264,6 +271,16 @@ pub enum Format {
 pub enum CheckChoice {
     One(FenceCheck),
     All,
+}
+
+fn parse_system(text: &str) -> Result<&'static System, String> {
+    crate::sim::systems::find(text).ok_or_else(|| {
+        format!(
+            "'{}' is not a system fencing-lab knows; use one of {}",
+            printable(text),
+            crate::sim::systems::ids().join(", ")
+        )
+    })
 }
 
 fn parse_check(text: &str) -> Result<FenceCheck, String> {

@@ -115,8 +115,19 @@ pub(crate) fn setup_with_impl(
         .fencing(fencing)
         .check(check);
     let Some(dir) = &world.implementation else {
-        return Ok((setup, None));
+        return Ok((
+            match world.system {
+                Some(system) => setup.as_system(system),
+                None => setup,
+            },
+            None,
+        ));
     };
+    if world.system.is_some() {
+        return Err(Failure::usage(
+            "--as tells the lesson in a real system's words and --impl runs your own code: use one of them",
+        ));
+    }
     if !fencing || check != FenceCheck::PerKey {
         return Err(Failure::usage(
             "--impl runs your own FencedStorage, whose rule is the one you wrote: drop --no-fencing and --check",
@@ -264,6 +275,19 @@ pub(crate) fn open_ui(
         Some(path) => {
             let loaded = recording::load(&path).map_err(Failure::usage)?;
             // The session replays on the implementation it was recorded on, or on `--impl`.
+            let loaded = match world.system {
+                Some(system) if system.has_token => recording::Loaded {
+                    setup: loaded.setup.as_system(system),
+                    ..loaded
+                },
+                Some(system) => {
+                    return Err(Failure::usage(format!(
+                        "--as {} turns fencing off, which would change the recorded run: replay it without --as, or with a system that has a token",
+                        system.id
+                    )))
+                }
+                None => loaded,
+            };
             let setup = match world.implementation.clone().or(loaded.implementation) {
                 Some(dir) => {
                     let switches = loaded

@@ -56,7 +56,7 @@ pub fn transcript(out: &mut impl Write, session: &Session) -> io::Result<()> {
         out,
         "{}: {}",
         printable(&scenario.name),
-        printable(&scenario.title)
+        printable(&lesson.vocab().say(&scenario.title))
     )?;
     writeln!(out, "{}\n", settings_line(session.setup()))?;
     let mut last_t = None;
@@ -88,7 +88,12 @@ pub fn transcript(out: &mut impl Write, session: &Session) -> io::Result<()> {
 /// a long chaos run never holds its whole history. Returns the stats.
 pub fn stream(out: &mut impl Write, setup: &Setup, until: Ms, json: bool) -> io::Result<Stats> {
     let scenario = &setup.scenario;
-    let vocab = Vocab::plain(&scenario.locks);
+    // JSON keeps its field names; the text speaks the system's words (`--as`).
+    let vocab = if json {
+        Vocab::plain(&scenario.locks)
+    } else {
+        Vocab::of(&scenario.locks, setup.system)
+    };
     let mut world = World::new(setup, &[], Keep::Stream);
     if !json {
         writeln!(

@@ -678,7 +678,7 @@ impl Svg {
         for client in ClientId::ALL {
             self.client_lane(&p, history, locks, client, legend);
         }
-        let vocab = Vocab::plain(&session.scenario().locks);
+        let vocab = Vocab::of(&session.scenario().locks, session.setup().system);
         for event in &events[first..] {
             if event.t > window.until {
                 break;

@@ -32,9 +32,22 @@ pub fn settings_without_seed(setup: &Setup) -> String {
     } else {
         "OFF (no check)".to_owned()
     };
-    format!(
+    let line = format!(
         "lease {} s, first token {}, fencing {fencing}",
         fmt_seconds(scenario.lease_ms),
         scenario.first_token
-    )
+    );
+    // With `--as`, in the system's words, and naming it.
+    match setup.system {
+        Some(system) => {
+            let vocab = crate::sim::Vocab::of(&scenario.locks, Some(system));
+            let nothing = if system.has_token {
+                ""
+            } else {
+                ": it has no token, so the storage has nothing to check"
+            };
+            format!("{}, as {}{nothing}", vocab.say(&line), system.name)
+        }
+        None => line,
+    }
 }

@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde_json::{json, Map, Value};
 
+use super::systems::System;
 use super::time::{fmt_seconds, fmt_service_seconds, fmt_signed, seconds, Ms};
 use crate::{Judge, LeaseError, Outcome, Verdict};
 
@@ -102,14 +103,22 @@ pub struct Vocab {
     pub locks: Vec<String>,
     /// "token", or a real system's word ("revision").
     pub token: &'static str,
+    /// The real system the lesson speaks as (`--as`), if any.
+    pub system: Option<&'static System>,
 }
 
 impl Vocab {
     /// The plain vocabulary for these locks.
     pub fn plain(locks: &[String]) -> Vocab {
+        Vocab::of(locks, None)
+    }
+
+    /// The vocabulary for these locks, in a real system's words when `system` is given.
+    pub fn of(locks: &[String], system: Option<&'static System>) -> Vocab {
         Vocab {
             locks: locks.to_vec(),
-            token: "token",
+            token: system.map_or("token", |s| s.word),
+            system,
         }
     }
 
@@ -117,6 +126,61 @@ impl Vocab {
     pub fn lock(&self, lock: LockId) -> &str {
         self.locks.get(lock.index()).map_or("lock", String::as_str)
     }
+
+    /// `text` in this vocabulary: "fencing token", "token" and "tokens" become the system's
+    /// word ("revision"), whole words only. Plain text is returned as it is.
+    pub fn say(&self, text: &str) -> String {
+        if self.token == "token" {
+            return text.to_owned();
+        }
+        let word = self.token;
+        let mut out = String::with_capacity(text.len() + 16);
+        let mut rest = text;
+        while let Some(i) = find_word(rest, "token") {
+            let (before, after) = rest.split_at(i);
+            // "fencing token" is one name: the system's word replaces both.
+            let before = before
+                .strip_suffix("fencing ")
+                .or_else(|| before.strip_suffix("Fencing "))
+                .unwrap_or(before);
+            out.push_str(before);
+            let capital = after.starts_with('T');
+            let mut replacement = word.to_owned();
+            if capital {
+                replacement[..1].make_ascii_uppercase();
+            }
+            out.push_str(&replacement);
+            rest = &after["token".len()..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// Where `word` (either case of its first letter) starts as a whole word in `text`, plural
+/// included ("tokens").
+fn find_word(text: &str, word: &str) -> Option<usize> {
+    let lower = text.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(found) = lower[from..].find(word) {
+        let i = from + found;
+        let before_ok = lower[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+        let after = &lower[i + word.len()..];
+        let after_ok = after
+            .trim_start_matches('s')
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '_')
+            && (after.len() - after.trim_start_matches('s').len()) <= 1;
+        if before_ok && after_ok {
+            return Some(i);
+        }
+        from = i + word.len();
+    }
+    None
 }
 
 /// One thing that happened at time `t`.
@@ -429,8 +493,13 @@ impl Event {
         Value::Object(obj)
     }
 
-    /// The event as a sentence of the lesson transcript (no time, no trailing period).
+    /// The event as a sentence of the lesson transcript (no time, no trailing period), in
+    /// `vocab`'s words.
     pub fn describe(&self, vocab: &Vocab) -> String {
+        vocab.say(&self.describe_plain(vocab))
+    }
+
+    fn describe_plain(&self, vocab: &Vocab) -> String {
         let word = vocab.token;
         match &self.kind {
             EventKind::Grant {

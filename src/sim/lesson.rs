@@ -160,7 +160,7 @@ impl Lesson {
     /// The lesson of a session's scenario and seed, with plain names.
     pub fn of(session: &Session) -> Lesson {
         let scenario = session.scenario().clone();
-        let vocab = Vocab::plain(&scenario.locks);
+        let vocab = Vocab::of(&scenario.locks, session.setup().system);
         Lesson::new(scenario, session.seed(), vocab)
     }
 
@@ -193,6 +193,16 @@ impl Lesson {
 
     /// The caption at time `t` of a run.
     pub fn caption(&self, run: RunView<'_>, t: Ms) -> Caption {
+        self.spoken(self.caption_of(run, t))
+    }
+
+    /// A caption in the lesson's vocabulary (a real system's word for the token, with `--as`).
+    fn spoken(&self, mut caption: Caption) -> Caption {
+        caption.text = self.vocab.say(&caption.text);
+        caption
+    }
+
+    fn caption_of(&self, run: RunView<'_>, t: Ms) -> Caption {
         let scenario = run.scenario();
         let beats = &scenario.beats;
         let Some(index) = scenario.beat_at(t) else {
@@ -632,8 +642,9 @@ impl Lesson {
                 parts.push(format!("{client} is down until {} s", fmt_seconds(back)));
             }
         }
+        // Two sentences: the state is what holds now, not a reason the script did not run.
         format!(
-            "In this run nothing happens here as the script had it: {}.",
+            "In this run nothing happens here as the script had it. Now {}.",
             parts.join(", ")
         )
     }
@@ -692,6 +703,10 @@ impl Lesson {
     /// The verdict on the write beat `index`'s question asks about, as the answer states it:
     /// "REJECTED, token 1 < 2, the highest token 'file' has accepted."
     pub fn answer(&self, run: RunView<'_>, index: usize) -> Caption {
+        self.spoken(self.answer_of(run, index))
+    }
+
+    fn answer_of(&self, run: RunView<'_>, index: usize) -> Caption {
         let beat = &run.scenario().beats[index];
         let source = Source::Reveal { beat: index };
         let Some(write) = first_write_at(run.events(), beat) else {
@@ -747,6 +762,7 @@ impl Lesson {
     /// Why beat `index`'s action did not happen as written by `t`, if it did not.
     pub fn beat_note(&self, run: RunView<'_>, index: usize, t: Ms) -> Option<String> {
         self.fate_note(run, index, t)
+            .map(|note| self.vocab.say(&note))
     }
 
     /// The question of beat `index`, as the caption box asks it.
@@ -755,11 +771,11 @@ impl Lesson {
             .ask
             .as_ref()
             .map_or(String::new(), |q| q.text.clone());
-        Caption {
+        self.spoken(Caption {
             text,
             tone: Tone::Question,
             source: Source::Question { beat: index },
-        }
+        })
     }
 }
 
@@ -925,8 +941,6 @@ pub enum Believes {
 pub enum Truth {
     /// Nothing to compare.
     Nothing,
-    /// The client comes back then.
-    BackAt(Ms),
     /// It is the live lease, with `left` ms to go.
     Live { left: i64 },
     /// It stopped being live `ago` ms ago.
@@ -947,9 +961,15 @@ pub struct BeliefTruth {
 pub fn belief_and_truth(world: &World, client: &Client) -> BeliefTruth {
     let now = world.now();
     if client.is_down() {
+        // A crashed process believes nothing, but the lock service may still hold its lease.
+        let live = (0..world.scenario().locks.len())
+            .filter_map(|i| world.lease(LockId(i as u8)))
+            .find(|l| l.client == client.id);
         return BeliefTruth {
             believes: Believes::Down,
-            truth: client.restart_at.map_or(Truth::Nothing, Truth::BackAt),
+            truth: live.map_or(Truth::Nothing, |lease| Truth::Live {
+                left: (lease.expires_at * 1000.0).round() as i64 - world.service_now(),
+            }),
             stale: false,
         };
     }

@@ -51,7 +51,7 @@ pub fn tell<'a>(lesson: &Lesson, run: RunView<'a>, until: Ms) -> Vec<(Ms, Line<'
                     beat.at,
                     Line::Question {
                         beat: index,
-                        text: question.text.clone(),
+                        text: lesson.vocab().say(&question.text),
                     },
                 ));
                 while next < events.len() && events[next].t == beat.at {

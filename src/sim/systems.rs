@@ -7,6 +7,13 @@
 pub struct System {
     /// The system's name, as `fencing-lab systems` lists it.
     pub name: &'static str,
+    /// Its name for `--as` (lower case, no spaces).
+    pub id: &'static str,
+    /// What the lesson calls a token under `--as` ("revision"); for a system with no token, the
+    /// lock service's grant number, which no storage ever sees.
+    pub word: &'static str,
+    /// Whether it hands out a number the storage can check.
+    pub has_token: bool,
     /// What plays the part of the fencing token, or that there is none.
     pub token: &'static str,
     /// How a client gets it.
@@ -25,6 +32,9 @@ pub struct System {
 pub const SYSTEMS: &[System] = &[
     System {
         name: "etcd",
+        id: "etcd",
+        word: "revision",
+        has_token: true,
         token: "the lock key's revision (mod_revision, create_revision)",
         api: "the response header of the Lock call, or a Get of the lock key",
         check: "a Txn that compares the revision before it writes",
@@ -35,6 +45,9 @@ pub const SYSTEMS: &[System] = &[
     },
     System {
         name: "ZooKeeper",
+        id: "zookeeper",
+        word: "zxid",
+        has_token: true,
         token: "the lock znode's zxid (czxid) or its version",
         api: "the Stat of the znode the lock recipe created",
         check: "storage rejects a zxid lower than the highest it accepted",
@@ -45,6 +58,9 @@ pub const SYSTEMS: &[System] = &[
     },
     System {
         name: "Hazelcast",
+        id: "hazelcast",
+        word: "fence",
+        has_token: true,
         token: "the fence of a FencedLock (INVALID_FENCE = 0 when not held)",
         api: "FencedLock.lockAndGetFence(), getFence()",
         check: "storage rejects a fence lower than the highest it accepted",
@@ -55,6 +71,9 @@ pub const SYSTEMS: &[System] = &[
     },
     System {
         name: "Redisson",
+        id: "redisson",
+        word: "token",
+        has_token: true,
         token: "the token of an RFencedLock",
         api: "RFencedLock.lockAndGetToken(), getToken()",
         check: "token >= the previous token, as this lesson's storage does",
@@ -64,6 +83,9 @@ pub const SYSTEMS: &[System] = &[
     },
     System {
         name: "Kubernetes Lease",
+        id: "kubernetes",
+        word: "grant",
+        has_token: false,
         token: "none of its own: leaseTransitions counts leader changes, but nothing hands it \
                 to your writes",
         api: "client-go tools/leaderelection",
@@ -75,6 +97,9 @@ pub const SYSTEMS: &[System] = &[
     },
     System {
         name: "Redlock",
+        id: "redlock",
+        word: "grant",
+        has_token: false,
         token: "none",
         api: "the Redlock algorithm over several Redis nodes",
         check: "nothing: there is no number to compare",
@@ -83,3 +108,13 @@ pub const SYSTEMS: &[System] = &[
         short: "no token: nothing for the storage to check",
     },
 ];
+
+/// The system `--as` names, by its id.
+pub fn find(id: &str) -> Option<&'static System> {
+    SYSTEMS.iter().find(|s| s.id == id)
+}
+
+/// The ids `--as` takes, for its error message.
+pub fn ids() -> Vec<&'static str> {
+    SYSTEMS.iter().map(|s| s.id).collect()
+}

@@ -15,6 +15,7 @@ use super::event::{ClientId, EventKind, LockId};
 use super::history::{Fate, History, Keep, LaneState, MarkKind};
 use super::input::{Input, InputKind};
 use super::scenario::{BeatAction, ClientAction, Scenario, CLIENT_COUNT};
+use super::systems::System;
 use super::time::{expiry_tick, Ms};
 use crate::{CheckedStorage, FenceCheck, Judge, Outcome, StoredValue, Verdict};
 
@@ -95,6 +96,8 @@ pub struct Setup {
     pub backend: BackendFactory,
     /// The student's implementation behind `backend`, by name; `None` for this library.
     pub implemented_by: Option<String>,
+    /// The real system the lesson speaks as (`--as`): its word for the token.
+    pub system: Option<&'static System>,
 }
 
 impl Setup {
@@ -106,8 +109,19 @@ impl Setup {
             check: FenceCheck::PerKey,
             backend: super::backend::built_in(),
             implemented_by: None,
+            system: None,
             scenario,
         }
+    }
+
+    /// The same, told in a real system's words (`--as`); a system with no token runs with
+    /// fencing off, since its storage has nothing to check.
+    pub fn as_system(mut self, system: &'static System) -> Setup {
+        self.system = Some(system);
+        if !system.has_token {
+            self.fencing = false;
+        }
+        self
     }
 
     /// The same, with this seed.
@@ -404,6 +418,21 @@ impl World {
         }
     }
 
+    /// The next moment a running client's own clock reaches the end of a lease it believes in.
+    fn next_belief_end(&self) -> Option<Ms> {
+        self.clients
+            .iter()
+            .filter(|c| !c.is_paused() && !c.is_down())
+            .flat_map(|c| {
+                c.beliefs
+                    .iter()
+                    .flatten()
+                    .map(move |b| c.to_world(b.expires_local))
+            })
+            .filter(|&t| t > self.now)
+            .min()
+    }
+
     /// The next moment anything is due, after now.
     pub fn next_due(&self, inputs: &[Input]) -> Option<Ms> {
         let mut next: Option<Ms> = None;
@@ -449,7 +478,13 @@ impl World {
     /// Plays everything due up to and including `target`, then stands at `target`. `inputs` must
     /// be the same list, in time order, at every call (entries may be appended after now).
     pub fn advance_to(&mut self, target: Ms, inputs: &[Input]) {
-        while let Some(t) = self.next_due(inputs) {
+        loop {
+            let due = self.next_due(inputs);
+            // A client's own clock passing its lease's end changes its lane, though nothing
+            // happens: the world stops there too (it is not a moment `n` steps to).
+            let Some(t) = [due, self.next_belief_end()].into_iter().flatten().min() else {
+                break;
+            };
             if t > target {
                 break;
             }

@@ -301,19 +301,27 @@ impl App {
             Action::Faster => {
                 if self.speed + 1 == SPEEDS.len() {
                     self.status = Some("Playback is already the fastest, 8x.".into());
+                } else {
+                    self.speed += 1;
+                    self.status = Some(self.speed_note());
                 }
-                self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
             }
             Action::Slower => {
                 if self.speed == 0 {
                     self.status = Some("Playback is already the slowest, 0.25x.".into());
+                } else {
+                    self.speed -= 1;
+                    self.status = Some(self.speed_note());
                 }
-                self.speed = self.speed.saturating_sub(1);
             }
             Action::Select(client) => {
                 self.selected = client;
+                let key = |action| keys::key_for(Mode::Main, action);
                 self.status = Some(format!(
-                    "{client} selected: g pauses it, x crashes it, d delays its next write."
+                    "{client} selected: {} pauses it, {} crashes it, {} delays its next write.",
+                    key(Action::InjectPause),
+                    key(Action::Crash),
+                    key(Action::DelayWrite)
                 ));
             }
             Action::InjectPause => self.inject_pause(),
@@ -456,6 +464,15 @@ impl App {
         false
     }
 
+    /// The playback speed now, said when it changes (narrow headers do not show it).
+    fn speed_note(&self) -> String {
+        format!(
+            "Playback speed {}x: {} plays and pauses.",
+            SPEEDS[self.speed],
+            keys::key_for(Mode::Main, Action::TogglePlay)
+        )
+    }
+
     fn end_note(&self) -> String {
         let end = fmt_seconds(self.session.scenario().end);
         let key = |action| keys::key_for(Mode::Main, action);
@@ -488,6 +505,14 @@ impl App {
             return;
         }
         let until = self.session.now() + self.session.scenario().injected_pause_ms();
+        if let Some((_, frozen_until)) = c.pause.filter(|&(_, u)| u >= until) {
+            // Pausing again would change nothing: say so rather than log the same pause twice.
+            self.status = Some(format!(
+                "{client} is already frozen until {} s.",
+                fmt_seconds(frozen_until)
+            ));
+            return;
+        }
         let until = c.pause.map_or(until, |(_, u)| u.max(until));
         self.status = Some(format!(
             "{client} freezes in a GC pause until {} s.",

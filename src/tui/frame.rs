@@ -8,7 +8,7 @@ use crate::sim::lesson::{belief_and_truth, BeliefTruth, Believes, Source, Tone, 
 use crate::sim::text::counted;
 use crate::sim::time::{fmt_seconds, fmt_service_seconds, fmt_signed};
 use crate::sim::{
-    ClientId, Event, EventKind, History, LiveLease, LockId, Ms, NextToken, Scenario, World,
+    ClientId, Event, EventKind, History, LiveLease, LockId, Ms, NextToken, Scenario, Vocab, World,
 };
 use crate::{FenceCheck, Judge, Outcome, Verdict};
 
@@ -189,8 +189,8 @@ impl<'a> FrameData<'a> {
             overlay: app.overlay(),
             header: header(app, world, scenario),
             timeline: timeline(app, world),
-            lock_panel: lock_panel(world),
-            storage: storage(world),
+            lock_panel: lock_panel(world, app.lesson().vocab()),
+            storage: storage(world, app.lesson().vocab()),
             compare: app.compare().then(|| compare(world)),
             caption: caption(app),
             // The log shows at most one event a row: only the latest that could fit are
@@ -229,9 +229,16 @@ fn header(app: &App, world: &World, scenario: &Scenario) -> HeaderData {
             role: Some(Role::FencingOff),
         }
     };
+    let vocab = app.lesson().vocab();
     let rule = match world.judge() {
         Judge::External => "your FencedStorage judges the tokens".to_owned(),
-        Judge::Check(check) => check.rule().to_owned(),
+        Judge::Check(check) => vocab.say(check.rule()),
+    };
+    // With `--as`, the rule names the system; one with no token has nothing to check.
+    let rule = match vocab.system {
+        Some(system) if !system.has_token => format!("{}: no token to check", system.name),
+        Some(system) => format!("{}: {rule}", system.name),
+        None => rule,
     };
     let mut fields = vec![
         fencing,
@@ -284,8 +291,8 @@ fn header(app: &App, world: &World, scenario: &Scenario) -> HeaderData {
     HeaderData {
         fields,
         name: scenario.name.clone(),
-        title: scenario.title.clone(),
-        short_title: scenario.short_title.clone(),
+        title: vocab.say(&scenario.title),
+        short_title: vocab.say(&scenario.short_title),
         progress,
     }
 }
@@ -316,7 +323,6 @@ fn timeline<'a>(app: &App, world: &'a World) -> TimelineData<'a> {
                 },
                 truth: match truth {
                     Truth::Nothing => String::new(),
-                    Truth::BackAt(t) => format!("back at {} s", fmt_seconds(t)),
                     Truth::Live { left } => format!("live {}", duration(left)),
                     Truth::Ended { ago } => format!("ended {} ago", duration(ago as i64)),
                     Truth::NotItsLease => "not its lease".into(),
@@ -327,7 +333,7 @@ fn timeline<'a>(app: &App, world: &'a World) -> TimelineData<'a> {
         .collect();
     let next = match world.next_token() {
         NextToken::Is(t) => format!("free · next t{t}"),
-        NextToken::NoneLeft => "free · no tokens left".into(),
+        NextToken::NoneLeft => app.lesson().vocab().say("free · no tokens left"),
         NextToken::Unknown => "free".into(),
     };
     let locks = scenario
@@ -375,7 +381,7 @@ fn timeline<'a>(app: &App, world: &'a World) -> TimelineData<'a> {
     }
 }
 
-fn lock_panel(world: &World) -> LockPanelData {
+fn lock_panel(world: &World, vocab: &Vocab) -> LockPanelData {
     let scenario = world.scenario();
     let locks = scenario
         .locks
@@ -393,7 +399,7 @@ fn lock_panel(world: &World) -> LockPanelData {
                     let left_ms = (expires_at * 1000.0).round() as i64 - world.service_now();
                     LockLines {
                         name: name.clone(),
-                        holder: Some(format!("{client}  token {token}")),
+                        holder: Some(format!("{client}  {} {token}", vocab.token)),
                         detail: format!(
                             "granted {} s  expires {} s",
                             fmt_service_seconds(granted_at),
@@ -421,8 +427,8 @@ fn lock_panel(world: &World) -> LockPanelData {
         })
         .collect();
     let next = match world.next_token() {
-        NextToken::Is(t) => format!("next token {t}"),
-        NextToken::NoneLeft => "no tokens left".into(),
+        NextToken::Is(t) => format!("next {} {t}", vocab.token),
+        NextToken::NoneLeft => vocab.say("no tokens left"),
         // A student's service does not say which token it grants next.
         NextToken::Unknown => "your counter".into(),
     };
@@ -458,11 +464,11 @@ fn last_lease_end(events: &[Event], lock: LockId) -> String {
         .unwrap_or_else(|| "never granted yet".into())
 }
 
-fn storage(world: &World) -> StorageData {
+fn storage(world: &World, vocab: &Vocab) -> StorageData {
     let title = match (world.judge(), world.fencing()) {
         (Judge::External, _) => "Storage: your FencedStorage".to_owned(),
         (_, false) => "Storage: NO CHECK (fencing off)".to_owned(),
-        (Judge::Check(check), true) => format!("Storage: {}", check.rule()),
+        (Judge::Check(check), true) => format!("Storage: {}", vocab.say(check.rule())),
     };
     let rows = world
         .storage_entries()

@@ -173,6 +173,17 @@ fn draw_area(area: Rect, buf: &mut Buffer, app: &App) {
     }
     .render(footer, buf);
 
+    // An overlay covers the body whole (header and footer stay): half-covered words and
+    // borders beside it would read as cut text.
+    if data.overlay != Overlay::None {
+        let body = Rect::new(
+            area.x,
+            area.y + 2,
+            area.width,
+            area.height.saturating_sub(3),
+        );
+        ratatui::widgets::Clear.render(body, buf);
+    }
     match data.overlay {
         Overlay::None => {}
         Overlay::Help { page } => overlays::Help {

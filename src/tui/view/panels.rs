@@ -46,10 +46,12 @@ impl Widget for LockPanel<'_> {
             } else {
                 format!("{} ", clip(&lock.name, 12))
             };
+            // Whatever follows the name is clipped with a mark, never cut mid-word silently.
+            let room = w.saturating_sub(width(&name));
             match &lock.holder {
                 Some(holder) => lines.push(Line::from(vec![
                     Span::raw(name),
-                    Span::styled(holder.clone(), theme.style(Role::Title)),
+                    Span::styled(clip(holder, room), theme.style(Role::Title)),
                 ])),
                 None => lines.push(Line::from(vec![
                     Span::raw(name),
@@ -59,7 +61,7 @@ impl Widget for LockPanel<'_> {
                         if single {
                             String::new()
                         } else {
-                            lock.detail.clone()
+                            clip(&lock.detail, room.saturating_sub(6))
                         },
                         theme.style(Role::Dim),
                     ),

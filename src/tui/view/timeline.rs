@@ -294,7 +294,8 @@ impl Widget for Timeline<'_> {
 }
 
 /// " = holds  / thinks it holds  ✓ accepted … " for the glyphs on screen, in legend order; short
-/// words first dropped, then whole items, with "? help" when some did not fit.
+/// whole items dropped from the end when they do not fit, with "press ? for more" (not "? help",
+/// which would read as the `?` glyph, refused).
 fn legend_line(drawn: &BTreeSet<char>, room: usize) -> String {
     let items: Vec<(char, &str)> = LEGEND
         .iter()
@@ -313,7 +314,7 @@ fn legend_line(drawn: &BTreeSet<char>, room: usize) -> String {
         return text;
     }
     for keep in (1..items.len()).rev() {
-        let text = format!("{}· ? help ", full(&items[..keep]));
+        let text = format!("{}· press ? for more ", full(&items[..keep]));
         if width(&text) <= room {
             return text;
         }

@@ -1,0 +1,120 @@
+//! `--as SYSTEM`: the lesson in a real system's words. Generated over every lesson and every
+//! moment: no screen or transcript line says "token" where the system has another word, and a
+//! system with no token runs unfenced and says the storage has nothing to check.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use fencing_lab::sim::systems::{find, SYSTEMS};
+use fencing_lab::sim::{Scenario, Session, Setup};
+use fencing_lab::tui::{self, App, Theme};
+
+/// Whether `text` has "token" or "tokens" as a whole word, in either case.
+fn says_token(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .find(|w| *w == "token" || *w == "tokens")
+        .map(|_| {
+            text.lines()
+                .find(|l| l.to_lowercase().contains("token"))
+                .unwrap_or("")
+                .to_owned()
+        })
+}
+
+#[test]
+fn every_screen_and_transcript_speaks_the_systems_word() {
+    for system in SYSTEMS.iter().filter(|s| s.word != "token") {
+        let mut said_word = false;
+        for scenario in Scenario::all_built_in() {
+            let setup = Setup::new(Arc::new(scenario.clone())).as_system(system);
+            let full = Session::played_to(setup.clone(), scenario.end);
+            let mut moments: BTreeSet<u64> = full.world().events().iter().map(|e| e.t).collect();
+            moments.extend(scenario.beats.iter().map(|b| b.at));
+            let mut app = App::new(Session::new(setup), Theme::plain());
+            for (i, t) in moments.into_iter().enumerate() {
+                if scenario.chaos.is_some() && i % 5 != 0 {
+                    continue;
+                }
+                app.seek(t);
+                for (w, h) in [(80, 24), (120, 40)] {
+                    let text = tui::render_text(&app, w, h);
+                    // A system with no token says so, and only so.
+                    if let Some(line) = says_token(&text.replace("no token to check", "")) {
+                        panic!(
+                            "--as {} {} at {t} ms, {w}x{h} says token: {line}\n{text}",
+                            system.id, scenario.name
+                        );
+                    }
+                    said_word |= text.contains(system.word);
+                    assert!(
+                        text.lines().next().unwrap().contains(system.name),
+                        "the header names {}:\n{text}",
+                        system.name
+                    );
+                }
+            }
+            let mut out = Vec::new();
+            fencing_lab::cli::report::transcript(&mut out, &full).unwrap();
+            let transcript = String::from_utf8(out).unwrap();
+            if let Some(line) = says_token(&transcript.replace("it has no token", "")) {
+                panic!(
+                    "--as {} {}: the transcript says token: {line}",
+                    system.id, scenario.name
+                );
+            }
+        }
+        assert!(said_word, "--as {} never says {}", system.id, system.word);
+    }
+}
+
+#[test]
+fn a_system_with_no_token_runs_unfenced_and_says_there_is_nothing_to_check() {
+    for id in ["redlock", "kubernetes"] {
+        let system = find(id).unwrap();
+        assert!(!system.has_token);
+        let scenario = Scenario::built_in("gc-pause").unwrap();
+        let setup = Setup::new(Arc::new(scenario.clone())).as_system(system);
+        assert!(!setup.fencing, "{id}: nothing to check means no check");
+        let session = Session::played_to(setup, scenario.end);
+        assert_eq!(
+            session.world().stats().corruptions,
+            1,
+            "{id}: the late write lands"
+        );
+        let mut app = App::new(session, Theme::plain());
+        app.seek(16_500);
+        let header = tui::render_text(&app, 80, 24)
+            .lines()
+            .next()
+            .unwrap()
+            .to_owned();
+        assert!(
+            header.contains(&format!("{}: no token to check", system.name)),
+            "{header}"
+        );
+        assert!(header.contains("FENCING OFF"), "{header}");
+    }
+}
+
+#[test]
+fn every_system_the_help_and_the_table_name_can_be_taken_by_as() {
+    for system in SYSTEMS {
+        assert_eq!(find(system.id).map(|s| s.name), Some(system.name));
+        assert_eq!(system.id, system.id.to_lowercase());
+        assert!(!system.id.contains(' '));
+    }
+    assert!(find("zookeeper").is_some() && find("nosuch").is_none());
+}
+
+#[test]
+fn the_vocabulary_replaces_whole_words_only() {
+    let vocab = fencing_lab::sim::Vocab::of(&["file-lock".into()], find("etcd"));
+    assert_eq!(
+        vocab.say("Token 1, fencing token 2, tokens, tokenize, retoken, highest(key)"),
+        "Revision 1, revision 2, revisions, tokenize, retoken, highest(key)"
+    );
+    let plain = fencing_lab::sim::Vocab::plain(&["file-lock".into()]);
+    assert_eq!(plain.say("fencing token 1"), "fencing token 1");
+}
