@@ -193,7 +193,24 @@ impl Lesson {
 
     /// The caption at time `t` of a run.
     pub fn caption(&self, run: RunView<'_>, t: Ms) -> Caption {
-        self.spoken(self.caption_of(run, t))
+        let mut caption = self.spoken(self.caption_of(run, t));
+        // With `--as`, the lesson's first caption says where that system's token comes from.
+        if let (Some(system), Some(0)) = (self.vocab.system, run.scenario().beat_at(t)) {
+            let note = if system.has_token {
+                format!(
+                    "{}: the {} is {}, from {}",
+                    system.name, system.word, system.token, system.api
+                )
+            } else {
+                format!(
+                    "{} hands out no token: the grant numbers are the lesson's own, and no \
+                     storage sees them",
+                    system.name
+                )
+            };
+            caption.text = format!("{} ({note}.)", caption.text);
+        }
+        caption
     }
 
     /// A caption in the lesson's vocabulary (a real system's word for the token, with `--as`).
