@@ -62,6 +62,34 @@ fn system_clock_is_monotonic() {
 }
 
 #[test]
+fn system_clock_measures_real_time_in_seconds() {
+    let clock = SystemClock::new();
+    let start = clock.now();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let passed = clock.now() - start;
+    // At least the sleep; far less than a second even on a loaded machine.
+    assert!((0.03..1.0).contains(&passed), "{passed} s");
+}
+
+#[test]
+fn a_lease_is_live_strictly_before_its_expiry() {
+    let lease = fencing_lab::Lease {
+        name: "file".into(),
+        client_id: "client-1".into(),
+        token: 1,
+        granted_at: 0.0,
+        expires_at: 10.0,
+    };
+    assert!(lease.is_live_at(0.0));
+    assert!(lease.is_live_at(9.999));
+    assert!(
+        !lease.is_live_at(10.0),
+        "at exactly t + lease it has expired"
+    );
+    assert!(!lease.is_live_at(10.5));
+}
+
+#[test]
 fn lock_service_takes_every_kind_of_clock_handle() {
     let clock = ManualClock::new(0.0);
     assert!(LockService::with_defaults(&clock)
@@ -594,4 +622,23 @@ fn a_checked_storage_says_whether_it_is_empty_and_what_each_key_holds() {
         "the rejected write changed nothing"
     );
     assert_eq!(storage.entry("log"), None);
+}
+
+#[test]
+fn a_clock_behind_a_reference_box_rc_or_arc_reads_the_same_time() {
+    let clock = ManualClock::new(12.5);
+    let boxed: Box<dyn Clock> = Box::new(clock.clone());
+    let rc = Rc::new(clock.clone());
+    let arc = Arc::new(clock.clone());
+    for _ in 0..2 {
+        let want = clock.now();
+        assert_eq!(Clock::now(&&clock), want, "through the impl for &T");
+        assert_eq!(boxed.now(), want);
+        assert_eq!(rc.now(), want);
+        assert_eq!(arc.now(), want);
+        clock.advance(0.25);
+    }
+    // A service over a borrowed clock sees the clock move.
+    let locks = LockService::with_defaults(&clock);
+    assert_eq!(locks.now(), Some(clock.now()));
 }
