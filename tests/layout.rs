@@ -2,6 +2,8 @@
 //! Generated over every built-in scenario, fencing on and off, every check and every event
 //! moment.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -212,8 +214,7 @@ fn every_screen_fits_at_projector_sizes() {
                 .fencing(fencing)
                 .check(check);
             let full = Session::played_to(setup.clone(), scenario.end);
-            let mut moments: BTreeSet<u64> = full.world().events().iter().map(|e| e.t).collect();
-            moments.extend(scenario.beats.iter().map(|b| b.at));
+            let moments = common::event_and_beat_moments(&full);
             let mut app = App::new(Session::new(setup), Theme::plain());
             for (i, t) in moments.into_iter().enumerate() {
                 // Chaos has hundreds of moments: every third is plenty.

@@ -2,7 +2,8 @@
 //! moment: no screen or transcript line says "token" where the system has another word, and a
 //! system with no token runs unfenced and says the storage has nothing to check.
 
-use std::collections::BTreeSet;
+mod common;
+
 use std::sync::Arc;
 
 use fencing_lab::sim::systems::{find, SYSTEMS};
@@ -36,8 +37,7 @@ fn every_screen_and_transcript_speaks_the_systems_word() {
         for scenario in Scenario::all_built_in() {
             let setup = Setup::new(Arc::new(scenario.clone())).as_system(system);
             let full = Session::played_to(setup.clone(), scenario.end);
-            let mut moments: BTreeSet<u64> = full.world().events().iter().map(|e| e.t).collect();
-            moments.extend(scenario.beats.iter().map(|b| b.at));
+            let moments = common::event_and_beat_moments(&full);
             let mut app = App::new(Session::new(setup), Theme::plain());
             for (i, t) in moments.into_iter().enumerate() {
                 if scenario.chaos.is_some() && i % 5 != 0 {

@@ -156,8 +156,9 @@ pub fn minimal_case_scenario(rule: &str, failure: &check::Failure) -> String {
     };
     for (i, played) in failure.played.iter().enumerate() {
         let mut caption = format!("{} -> {}", played.request.call(), played.got.describe());
-        let first = beats.is_empty();
-        if first && i != last {
+        // The first beat says what the check found (the last one is the failure itself).
+        let leads = beats.is_empty() && i != last;
+        if leads {
             // Said first, as what the check found: the failing step's own caption is shown
             // only where the run matches the library's, which a failing step never does.
             if let Some((at, said)) = failure.transcript.last().and_then(|l| l.split_once(' ')) {
@@ -216,7 +217,7 @@ pub fn minimal_case_scenario(rule: &str, failure: &check::Failure) -> String {
         beats.push_str(&format!(
             "\n[[beat]]\nat = {}\ncaption = {}\n",
             fmt_time(played.now),
-            quote(&if first && i != last {
+            quote(&if leads {
                 caption.clone()
             } else {
                 format!("Your code: {caption}")

@@ -133,6 +133,18 @@ impl Vocab {
         if self.token == "token" {
             return text.to_owned();
         }
+        self.relabel(text)
+    }
+
+    /// [`Vocab::say`] for text already owned: plain text is handed back without a copy.
+    pub fn say_owned(&self, text: String) -> String {
+        if self.token == "token" {
+            return text;
+        }
+        self.relabel(&text)
+    }
+
+    fn relabel(&self, text: &str) -> String {
         let word = self.token;
         let mut out = String::with_capacity(text.len() + 16);
         let mut rest = text;
@@ -169,12 +181,12 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
             .next_back()
             .is_none_or(|c| !c.is_alphanumeric() && c != '_');
         let after = &lower[i + word.len()..];
+        // One plural "s" at most, then the word must end.
+        let after = after.strip_prefix('s').unwrap_or(after);
         let after_ok = after
-            .trim_start_matches('s')
             .chars()
             .next()
-            .is_none_or(|c| !c.is_alphanumeric() && c != '_')
-            && (after.len() - after.trim_start_matches('s').len()) <= 1;
+            .is_none_or(|c| !c.is_alphanumeric() && c != '_');
         if before_ok && after_ok {
             return Some(i);
         }
@@ -496,7 +508,7 @@ impl Event {
     /// The event as a sentence of the lesson transcript (no time, no trailing period), in
     /// `vocab`'s words.
     pub fn describe(&self, vocab: &Vocab) -> String {
-        vocab.say(&self.describe_plain(vocab))
+        vocab.say_owned(self.describe_plain(vocab))
     }
 
     fn describe_plain(&self, vocab: &Vocab) -> String {

@@ -215,7 +215,7 @@ impl Lesson {
 
     /// A caption in the lesson's vocabulary (a real system's word for the token, with `--as`).
     fn spoken(&self, mut caption: Caption) -> Caption {
-        caption.text = self.vocab.say(&caption.text);
+        caption.text = self.vocab.say_owned(caption.text);
         caption
     }
 
@@ -985,7 +985,7 @@ pub fn belief_and_truth(world: &World, client: &Client) -> BeliefTruth {
         return BeliefTruth {
             believes: Believes::Down,
             truth: live.map_or(Truth::Nothing, |lease| Truth::Live {
-                left: (lease.expires_at * 1000.0).round() as i64 - world.service_now(),
+                left: world.lease_left(&lease),
             }),
             stale: false,
         };
@@ -1013,7 +1013,7 @@ pub fn belief_and_truth(world: &World, client: &Client) -> BeliefTruth {
         .lease(lock)
         .filter(|l| l.client == client.id && l.token == belief.token)
     {
-        let left = (lease.expires_at * 1000.0).round() as i64 - world.service_now();
+        let left = world.lease_left(&lease);
         return BeliefTruth {
             believes,
             truth: Truth::Live { left },

@@ -284,6 +284,11 @@ impl World {
         self.leases.get(lock.index()).copied().flatten()
     }
 
+    /// How many ms the lock service still counts on `lease`, on its own clock.
+    pub fn lease_left(&self, lease: &LiveLease) -> i64 {
+        (lease.expires_at * 1000.0).round() as i64 - self.service_now()
+    }
+
     /// The token the lock service's next grant will carry, as far as the implementation says.
     pub fn next_token(&self) -> NextToken {
         self.backend.locks.next_token()

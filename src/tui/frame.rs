@@ -390,13 +390,15 @@ fn lock_panel(world: &World, vocab: &Vocab) -> LockPanelData {
         .map(|(i, name)| {
             let id = LockId(i as u8);
             match world.lease(id) {
-                Some(LiveLease {
-                    client,
-                    token,
-                    granted_at,
-                    expires_at,
-                }) => {
-                    let left_ms = (expires_at * 1000.0).round() as i64 - world.service_now();
+                Some(
+                    lease @ LiveLease {
+                        client,
+                        token,
+                        granted_at,
+                        expires_at,
+                    },
+                ) => {
+                    let left_ms = world.lease_left(&lease);
                     LockLines {
                         name: name.clone(),
                         holder: Some(format!("{client}  {} {token}", vocab.token)),

@@ -103,3 +103,11 @@ pub fn wrapped_lines(text: &str, width: usize) -> usize {
     }
     lines
 }
+
+/// The moments of a played run worth drawing: every event's and every beat's, in time order.
+pub fn event_and_beat_moments(played: &Session) -> Vec<Ms> {
+    let mut moments: std::collections::BTreeSet<Ms> =
+        played.world().events().iter().map(|e| e.t).collect();
+    moments.extend(played.scenario().beats.iter().map(|b| b.at));
+    moments.into_iter().collect()
+}

@@ -105,17 +105,8 @@ impl Widget for EventLog<'_> {
                     format!("{time:>time_w$} {l}")
                 })
                 .collect();
+            // `heights` gives the log room for the newest event whole, or no log at all.
             if used + wrapped.len() > rows {
-                if shown.is_empty() && rows > 0 {
-                    // Not even the newest fits whole: show its start, marked as shortened,
-                    // rather than an empty log.
-                    let mut start: Vec<String> = wrapped.into_iter().take(rows).collect();
-                    if let Some(last) = start.last_mut() {
-                        let kept: String = last.chars().take(w.saturating_sub(1)).collect();
-                        *last = format!("{}…", kept.trim_end());
-                    }
-                    shown.push((start, event));
-                }
                 break;
             }
             used += wrapped.len();
