@@ -187,12 +187,6 @@ impl Verdict {
         }
     }
 
-    /// A refusal of a write that the seed's rule accepts: what a check stricter than the seed's
-    /// breaks.
-    pub fn refused_by_a_stricter_rule(&self) -> bool {
-        !self.accepted && !self.is_stale()
-    }
-
     /// The seed's rule applied to the same write: what [`FenceCheck::PerKey`] would decide.
     pub fn seed_rule_accepts(&self) -> bool {
         FenceCheck::PerKey.admits(self.token, self.key_highest, self.any_highest)

@@ -622,6 +622,96 @@ fn a_checked_storage_says_whether_it_is_empty_and_what_each_key_holds() {
         "the rejected write changed nothing"
     );
     assert_eq!(storage.entry("log"), None);
+    storage.write("log", "one", 1);
+    assert_eq!(storage.len(), 2, "each key written counts once");
+    assert_eq!(CheckedStorage::new(FenceCheck::PerKey).len(), 0);
+}
+
+#[test]
+fn a_checked_storage_keeps_the_highest_token_of_any_key() {
+    use fencing_lab::{CheckedStorage, FenceCheck};
+    let mut storage = CheckedStorage::new(FenceCheck::PerKey);
+    assert_eq!(storage.any_highest(), None, "nothing accepted yet");
+    storage.write("file", "a", 3);
+    storage.write("log", "b", 2);
+    assert_eq!(storage.any_highest(), Some(3), "the highest of both keys");
+    storage.write("file", "c", 1);
+    assert_eq!(
+        storage.any_highest(),
+        Some(3),
+        "a refused write raises nothing"
+    );
+    storage.write("log", "d", 5);
+    assert_eq!(storage.any_highest(), Some(5));
+}
+
+// ---------------------------------------------------------------- verdicts in words
+
+/// Every check's reason for every kind of write, word for word: these clauses reach the
+/// screen, the transcript and the captions, so each must say the comparison its check made.
+#[test]
+fn every_verdict_gives_the_reason_its_check_really_had() {
+    use fencing_lab::{FenceCheck, Verdict};
+    let cases: &[(FenceCheck, u64, Option<u64>, Option<u64>, &str)] = &[
+        (FenceCheck::PerKey, 1, None, Some(4), "'file' was never written"),
+        (FenceCheck::PerKey, 2, Some(2), Some(2), "token 2 >= 2, the highest token 'file' has accepted"),
+        (FenceCheck::PerKey, 1, Some(2), Some(2), "token 1 < 2, the highest token 'file' has accepted"),
+        (FenceCheck::Unchecked, 1, Some(2), Some(2),
+         "no check, although token 1 < 2, the highest token 'file' had accepted"),
+        (FenceCheck::Unchecked, 3, Some(2), Some(2),
+         "no check (token 3 >= 2, the highest token 'file' has accepted)"),
+        (FenceCheck::Unchecked, 3, None, None, "no check ('file' was never written)"),
+        (FenceCheck::Strict, 1, None, None, "'file' was never written"),
+        (FenceCheck::Strict, 3, Some(2), Some(2), "token 3 > 2, the highest token 'file' has accepted"),
+        (FenceCheck::Strict, 2, Some(2), Some(2),
+         "the strict check wants a token above 2, and 2 is not > 2: it refuses the holder's own \
+          second write, which is why the seed's rule is >="),
+        (FenceCheck::Strict, 1, Some(2), Some(2), "token 1 is not > 2, the highest token 'file' has accepted"),
+        (FenceCheck::Global, 1, None, None, "nothing was written yet"),
+        (FenceCheck::Global, 3, Some(1), Some(3), "token 3 >= 3, the highest token of any key"),
+        (FenceCheck::Global, 2, None, Some(3),
+         "token 2 < 3, the highest token of any key; 'file' itself has seen no token, so a \
+          per-key check would accept it"),
+        (FenceCheck::Global, 2, Some(1), Some(3),
+         "token 2 < 3, the highest token of any key; 'file' itself has seen only token 1, so a \
+          per-key check would accept it"),
+        // The key itself is stale: never claim a per-key check would accept it.
+        (FenceCheck::Global, 1, Some(2), Some(3), "token 1 < 3, the highest token of any key"),
+    ];
+    for &(check, token, key_highest, any_highest, want) in cases {
+        let verdict = Verdict::judge(check, token, key_highest, any_highest);
+        assert_eq!(
+            verdict.reason("file"),
+            want,
+            "{check:?}, token {token}, key's highest {key_highest:?}, any key's {any_highest:?}"
+        );
+    }
+}
+
+/// A student's storage is judged by its answer; the reason adds what the seed's rule says of
+/// the same write, whichever way the student answered.
+#[test]
+fn an_observed_verdict_says_what_the_seeds_rule_would_do() {
+    use fencing_lab::{Judge, Outcome, Verdict};
+    let stale_accepted = Verdict::observed(1, Some(2), Some(2), true);
+    assert_eq!(stale_accepted.judge, Judge::External);
+    assert_eq!(stale_accepted.outcome(), Outcome::Corrupted);
+    assert_eq!(
+        stale_accepted.reason("file"),
+        "token 1 < 2, the highest token 'file' has accepted; the seed's rule rejects it"
+    );
+    let fresh_refused = Verdict::observed(2, Some(2), Some(2), false);
+    assert_eq!(fresh_refused.outcome(), Outcome::Rejected);
+    assert_eq!(
+        fresh_refused.reason("file"),
+        "token 2 >= 2, the highest token 'file' has accepted; the seed's rule accepts it"
+    );
+    assert_eq!(
+        Verdict::observed(7, None, Some(9), true).reason("log"),
+        "'log' was never written; the seed's rule accepts it"
+    );
+    // The comparison shown for it is the seed's.
+    assert_eq!(stale_accepted.comparison(), "t1 < t2");
 }
 
 #[test]
