@@ -20,15 +20,12 @@ pub fn to_ms(seconds: f64) -> Ms {
 /// smallest `m` with `m / 1000 >= expires_at`, exact despite floating point rounding. Signed,
 /// because a lock service's clock may have been set before zero.
 pub fn expiry_tick(expires_at: f64) -> i64 {
-    let at = |tick: i64| tick as f64 / 1000.0;
-    let mut tick = (expires_at * 1000.0).ceil() as i64;
-    while at(tick) < expires_at {
-        tick += 1;
-    }
-    while at(tick - 1) >= expires_at {
-        tick -= 1;
-    }
-    tick
+    // `expires_at * 1000` is off by at most one rounding, far less than a tick for any time
+    // within a day, so its ceiling is the answer or a neighbour of it.
+    let estimate = (expires_at * 1000.0).ceil() as i64;
+    (estimate - 1..=estimate + 1)
+        .find(|&tick| tick as f64 / 1000.0 >= expires_at)
+        .expect("the ceiling of expires_at * 1000 is within one tick of the answer")
 }
 
 /// `ms` as seconds: as many decimals as the value needs, at least one ("16.0", "16.5",
@@ -60,16 +57,34 @@ pub fn fmt_service_seconds(seconds: f64) -> String {
 mod tests {
     use super::*;
 
+    /// The definition, checked the slow way: `tick` has expired and `tick - 1` has not.
+    fn is_first_expired(tick: i64, expires_at: f64) -> bool {
+        tick as f64 / 1000.0 >= expires_at && ((tick - 1) as f64 / 1000.0) < expires_at
+    }
+
     #[test]
     fn expiry_tick_is_the_first_expired_millisecond() {
-        for granted in [0i64, 300, 1234, 99_999, -5_000] {
-            for lease in [0.1, 0.3, 3.0, 10.0, 7.777] {
+        for granted in [0i64, 300, 1234, 99_999, -5_000, 86_399_999] {
+            for lease in [0.1, 0.3, 3.0, 10.0, 7.777, 0.001, 86_400.0] {
                 let expires_at = granted as f64 / 1000.0 + lease;
                 let tick = expiry_tick(expires_at);
-                assert!(tick as f64 / 1000.0 >= expires_at);
-                assert!(((tick - 1) as f64 / 1000.0) < expires_at);
+                assert!(is_first_expired(tick, expires_at), "{expires_at} -> {tick}");
             }
         }
+        // Sums that floating point cannot hold exactly, on every millisecond of a minute and
+        // near the end of a day.
+        for ms in (0..60_000).chain(86_340_000..86_400_000) {
+            for lease in [0.1, 0.2, 0.3, 2.5, 10.0] {
+                let expires_at = ms as f64 / 1000.0 + lease;
+                let tick = expiry_tick(expires_at);
+                assert!(is_first_expired(tick, expires_at), "{expires_at} -> {tick}");
+            }
+        }
+        // A whole number of seconds expires exactly on its tick, not one later.
+        assert_eq!(expiry_tick(10.0), 10_000);
+        assert_eq!(expiry_tick(-2.0), -2_000);
+        assert_eq!(expiry_tick(0.0015), 2);
+        assert_eq!(expiry_tick(0.1 + 0.2), 301, "0.1 + 0.2 is a hair above 0.3");
     }
 
     #[test]
