@@ -150,13 +150,16 @@ impl Vocab {
         let mut rest = text;
         while let Some(i) = find_word(rest, "token") {
             let (before, after) = rest.split_at(i);
-            // "fencing token" is one name: the system's word replaces both.
-            let before = before
-                .strip_suffix("fencing ")
-                .or_else(|| before.strip_suffix("Fencing "))
-                .unwrap_or(before);
+            // "fencing token" is one name: the system's word replaces both, and begins with a
+            // capital where either word did ("Fencing tokens only go up").
+            let (before, capital) = match before.strip_suffix("fencing ") {
+                Some(before) => (before, after.starts_with('T')),
+                None => match before.strip_suffix("Fencing ") {
+                    Some(before) => (before, true),
+                    None => (before, after.starts_with('T')),
+                },
+            };
             out.push_str(before);
-            let capital = after.starts_with('T');
             let mut replacement = word.to_owned();
             if capital {
                 replacement[..1].make_ascii_uppercase();
@@ -653,5 +656,55 @@ impl Event {
                 fmt_service_seconds(*service_now)
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_concerns_its_client_and_a_refused_acquires_holder() {
+        let (c1, c2) = (ClientId::ALL[0], ClientId::ALL[1]);
+        let refused = EventKind::AcquireRefused {
+            client: c2,
+            lock: LockId::FIRST,
+            holder: Some(c1),
+        };
+        assert_eq!(refused.clients().collect::<Vec<_>>(), [c2, c1]);
+        let unnamed = EventKind::AcquireRefused {
+            client: c2,
+            lock: LockId::FIRST,
+            holder: None,
+        };
+        assert_eq!(unnamed.clients().collect::<Vec<_>>(), [c2]);
+        let pause = EventKind::Pause {
+            client: c1,
+            until: 5,
+        };
+        assert_eq!(pause.clients().collect::<Vec<_>>(), [c1]);
+        assert_eq!(EventKind::Fencing { on: true }.clients().count(), 0);
+    }
+
+    #[test]
+    fn a_systems_word_replaces_whole_words_only() {
+        let etcd = crate::sim::systems::find("etcd");
+        let vocab = Vocab::of(&["file".to_owned()], etcd);
+        assert_eq!(
+            vocab.say("tokenized tokens: a token_id, my token; Token 2, the fencing token"),
+            "tokenized revisions: a token_id, my revision; Revision 2, the revision"
+        );
+        assert_eq!(
+            vocab.say("Fencing tokens only go up"),
+            "Revisions only go up"
+        );
+        assert_eq!(vocab.say("no word here"), "no word here");
+        assert_eq!(
+            vocab.say_owned("xtoken token".to_owned()),
+            "xtoken revision"
+        );
+        let plain = Vocab::plain(&["file".to_owned()]);
+        assert_eq!(plain.say("the fencing token"), "the fencing token");
+        assert_eq!(plain.say_owned("token 1".to_owned()), "token 1");
     }
 }
