@@ -652,7 +652,9 @@ fn a_checked_storage_keeps_the_highest_token_of_any_key() {
 #[test]
 fn every_verdict_gives_the_reason_its_check_really_had() {
     use fencing_lab::{FenceCheck, Verdict};
-    let cases: &[(FenceCheck, u64, Option<u64>, Option<u64>, &str)] = &[
+    // (check, token, the key's highest, any key's highest, the reason)
+    type Case = (FenceCheck, u64, Option<u64>, Option<u64>, &'static str);
+    let cases: &[Case] = &[
         (FenceCheck::PerKey, 1, None, Some(4), "'file' was never written"),
         (FenceCheck::PerKey, 2, Some(2), Some(2), "token 2 >= 2, the highest token 'file' has accepted"),
         (FenceCheck::PerKey, 1, Some(2), Some(2), "token 1 < 2, the highest token 'file' has accepted"),
