@@ -161,6 +161,13 @@ proptest! {
         back_to in 0..30_000u64,
     ) {
         let scenario = scenario(lease_ms, beats);
+        // The script alone never makes more events than validation's bound allows for.
+        let scripted = Session::played_to(Setup::new(scenario.clone()), 30_000);
+        let made = scripted.world().events().len() as u64;
+        prop_assert!(
+            made <= scenario.worst_case_events(30_000),
+            "{} events, bound {}", made, scenario.worst_case_events(30_000)
+        );
         // Live: the user steps to each input's moment and presses the key.
         let mut inputs = inputs;
         inputs.sort_by_key(|i| i.0);
