@@ -6,7 +6,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use fencing_lab::sim::{EventKind, LockId, Ms, Scenario, Session, Setup};
+use fencing_lab::sim::{EventKind, LockId, Ms, Scenario, Session, Setup, Variant};
 use fencing_lab::FenceCheck;
 
 #[test]
@@ -32,7 +32,16 @@ fn every_built_in_scenario_loads_and_is_listed_in_lesson_order() {
         assert!(!scenario.title.is_empty());
         assert!(!scenario.beats.is_empty(), "{} has captions", scenario.name);
         for beat in &scenario.beats {
-            for (_, caption) in beat.captions.all() {
+            let written = &beat.captions;
+            let all: Vec<_> = written.all().collect();
+            let optional = [&written.unfenced, &written.strict, &written.global];
+            assert_eq!(
+                all.len(),
+                1 + optional.iter().filter(|c| c.is_some()).count(),
+                "every caption a beat has is checked"
+            );
+            assert_eq!(all[0], (Variant::Fenced, written.fenced.as_str()));
+            for (_, caption) in all {
                 assert!(
                     wrapped_lines(caption, 78) <= 2,
                     "caption does not fit the two caption lines at 80x24: {caption}"
