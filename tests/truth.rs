@@ -515,3 +515,89 @@ fn two_locks_the_global_check_refuses_the_honest_write_and_per_key_accepts_it() 
     assert_eq!(per_key["accepted"], true);
     assert_eq!(per_key["compared"], "t1 >= t1");
 }
+
+/// A question asks about its beat's own write. Here the network delivers client 2's old write
+/// (token 1, REJECTED) at the very instant client 1 writes again with token 2 (accepted): the
+/// answer, the reveal and the question's premise must all be about client 1's write.
+#[test]
+fn the_answer_judges_the_asked_write_when_another_arrives_at_the_same_instant() {
+    let text = r#"
+title = "two writes meet"
+lease = 10.0
+[[beat]]
+at = 0.0
+caption = "Client 2 takes the lock."
+client = 2
+do = "acquire"
+[[beat]]
+at = 1.0
+caption = "Client 2 writes; the network holds the write."
+client = 2
+do = "write"
+key = "file"
+value = "old"
+delay = 4.0
+[[beat]]
+at = 2.0
+caption = "Client 2 releases."
+client = 2
+do = "release"
+[[beat]]
+at = 3.0
+caption = "Client 1 takes the lock."
+client = 1
+do = "acquire"
+[[beat]]
+at = 4.0
+caption = "Client 1 writes with token 2."
+client = 1
+do = "write"
+key = "file"
+value = "first"
+[[beat]]
+at = 5.0
+caption = "Client 1 writes again with token 2."
+ask = "Will client 1's second write be accepted?"
+client = 1
+do = "write"
+key = "file"
+value = "second"
+"#;
+    let scenario = Arc::new(Scenario::parse("meet", "meet.toml", text).unwrap());
+    let setup = Setup::new(scenario.clone());
+    let lesson = Lesson::of(&Session::new(setup.clone()));
+    let before = Session::played_to(setup.clone(), 4_999);
+    assert!(
+        lesson.question_applies(before.world(), 5),
+        "client 1 will write as the question says"
+    );
+    let session = Session::played_to(setup, 5_000);
+    let writes: Vec<(ClientId, u64, bool)> = session
+        .world()
+        .events()
+        .iter()
+        .filter(|e| e.t == 5_000)
+        .filter_map(|e| match &e.kind {
+            EventKind::Write {
+                client, verdict, ..
+            } => Some((*client, verdict.token, verdict.accepted)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        writes,
+        [(ClientId::ALL[1], 1, false), (ClientId::ALL[0], 2, true)],
+        "the delayed write arrives first, then client 1 writes"
+    );
+    let run = RunView::of(&session);
+    assert!(lesson.has_answer(run, 5));
+    assert_eq!(
+        lesson.answer(run, 5).text,
+        "ACCEPTED, token 2 >= 2, the highest token 'file' has accepted."
+    );
+    assert_eq!(
+        lesson.reveal(run, 5, Some(false)).text,
+        "You said rejected. Not quite: ACCEPTED, token 2 >= 2, the highest token 'file' has \
+         accepted."
+    );
+}
