@@ -686,6 +686,146 @@ mod tests {
         assert_eq!(EventKind::Fencing { on: true }.clients().count(), 0);
     }
 
+    /// Every kind of event as the transcript says it: one sentence each, with the branches a
+    /// run can take (a refusal by the holder itself, a corruption that overwrote the newest
+    /// data or landed beside it, a clock jumping ahead or stepping back).
+    #[test]
+    fn every_event_kind_has_its_sentence() {
+        use crate::{FenceCheck, Verdict};
+        let (c1, c2) = (ClientId::ALL[0], ClientId::ALL[1]);
+        let lock = LockId::FIRST;
+        let vocab = Vocab::plain(&["file-lock".to_owned()]);
+        let expired = Refusal::Lease(LeaseError::Expired {
+            lock: "file-lock".into(),
+            client_id: "client-1".into(),
+            token: 1,
+            expired_at: 10.0,
+        });
+        let cases: Vec<(EventKind, &str)> =
+            vec![
+            (
+                EventKind::Grant { client: c2, lock, token: 2, expires_at: 21.0 },
+                "client-2 acquires file-lock: token 2, lease until 21.0 s",
+            ),
+            (
+                EventKind::AcquireRefused { client: c2, lock, holder: Some(c2) },
+                "client-2 asks for file-lock: refused, its own earlier lease is still live",
+            ),
+            (
+                EventKind::AcquireRefused { client: c2, lock, holder: Some(c1) },
+                "client-2 asks for file-lock: refused, client-1 holds it",
+            ),
+            (
+                EventKind::AcquireRefused { client: c2, lock, holder: None },
+                "client-2 asks for file-lock: refused, and no holder is named",
+            ),
+            (
+                EventKind::Renew { client: c1, lock, token: 1, expires_at: 14.5 },
+                "client-1 renews token 1: lease until 14.5 s",
+            ),
+            (
+                EventKind::RenewRefused { client: c1, lock, token: 1, reason: expired.clone() },
+                "client-1 cannot renew token 1: client-1's lease on 'file-lock' with token 1 \
+                 expired at 10 s; it must acquire the lock again and will get a new token",
+            ),
+            (
+                EventKind::Release { client: c1, lock, token: 3 },
+                "client-1 releases file-lock (token 3)",
+            ),
+            (
+                EventKind::ReleaseRefused {
+                    client: c1,
+                    lock,
+                    token: 1,
+                    reason: Refusal::Said("nope".into()),
+                },
+                "client-1 cannot release token 1: the implementation said: nope",
+            ),
+            (
+                EventKind::Expire { client: c1, lock, token: 1 },
+                "client-1's lease with token 1 runs out; file-lock is free",
+            ),
+            (
+                EventKind::Pause { client: c1, until: 16_000 },
+                "client-1 freezes in a GC pause until 16.0 s",
+            ),
+            (
+                EventKind::Resume { client: c1 },
+                "client-1 wakes from its GC pause, unaware that time passed",
+            ),
+            (
+                EventKind::Crash { client: c2, restart_at: 7_250 },
+                "client-2 crashes and forgets its lease; it restarts at 7.25 s",
+            ),
+            (
+                EventKind::Restart { client: c2 },
+                "client-2 restarts; it holds nothing and must acquire again",
+            ),
+            (
+                EventKind::Send { client: c1, key: "file".into(), token: 1, deliver_at: 14_000 },
+                "client-1 sends a write to file with token 1; the network holds it until 14.0 s",
+            ),
+            (
+                EventKind::Write {
+                    client: c1,
+                    key: "file".into(),
+                    value: "late".into(),
+                    verdict: Verdict::judge(FenceCheck::PerKey, 1, Some(2), Some(2)),
+                    sent_at: Some(2_000),
+                    lease_live: true,
+                },
+                "client-1 writes \"late\" to file with token 1 (sent at 2.0 s): REJECTED, token \
+                 1 < 2, the highest token 'file' has accepted",
+            ),
+            (
+                EventKind::Corruption {
+                    client: c1,
+                    key: "file".into(),
+                    token: 1,
+                    highest: 2,
+                    overwrote_token: Some(2),
+                },
+                "CORRUPTED DATA! client-1's stale token 1 overwrote file's data from token 2",
+            ),
+            (
+                EventKind::Corruption {
+                    client: c1,
+                    key: "file".into(),
+                    token: 1,
+                    highest: 3,
+                    overwrote_token: Some(2),
+                },
+                "CORRUPTED DATA! client-1's stale token 1 landed on file, which had accepted \
+                 token 3",
+            ),
+            (
+                EventKind::Fencing { on: true },
+                "fencing turned ON: the storage checks tokens again",
+            ),
+            (
+                EventKind::Fencing { on: false },
+                "fencing turned OFF: the storage accepts every write, last writer wins",
+            ),
+            (
+                EventKind::Check { check: FenceCheck::Strict },
+                "the storage's check is now strict (token > highest(key))",
+            ),
+            (
+                EventKind::ClockJump { by: 8_000, service_now: 11.0 },
+                "the lock service's clock jumps ahead 8.0 s and now reads 11.0 s",
+            ),
+            (
+                EventKind::ClockJump { by: -8_000, service_now: 15.0 },
+                "the lock service's clock steps back 8.0 s; the service's time reads 15.0 s, \
+                 never earlier than it has read before",
+            ),
+        ];
+        for (kind, sentence) in cases {
+            let event = Event { t: 0, kind };
+            assert_eq!(event.describe(&vocab), sentence, "{}", event.kind.name());
+        }
+    }
+
     #[test]
     fn a_systems_word_replaces_whole_words_only() {
         let etcd = crate::sim::systems::find("etcd");
