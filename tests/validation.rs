@@ -334,6 +334,46 @@ fn an_action_refuses_what_it_cannot_use_and_names_what_it_lacks() {
         &beat("do = \"fencing\"\non = true\nclient = 1"),
         &["does not take the field `client`"],
     );
+    // Each action's own list: a field another action takes is still refused here.
+    for (fields, extra, takes) in [
+        (
+            "do = \"renew\"\nclient = 1\nkey = \"k\"",
+            "key",
+            "client, lock, token",
+        ),
+        (
+            "do = \"release\"\nclient = 1\nretry = 1",
+            "retry",
+            "client, lock, token",
+        ),
+        (
+            "do = \"write\"\nclient = 1\nkey = \"k\"\nvalue = \"v\"\nseconds = 1",
+            "seconds",
+            "client, lock, key, value, token, delay",
+        ),
+        (
+            "do = \"pause\"\nclient = 1\nseconds = 1\nlock = \"lock\"",
+            "lock",
+            "client, seconds",
+        ),
+        (
+            "do = \"crash\"\nclient = 1\ntoken = 1",
+            "token",
+            "client, seconds",
+        ),
+        (
+            "do = \"clock-jump\"\nseconds = 1\nclient = 1",
+            "client",
+            "seconds",
+        ),
+    ] {
+        refused(
+            &beat(fields),
+            &[&format!(
+                "does not take the field `{extra}`; it takes {takes}"
+            )],
+        );
+    }
     refused(
         &beat("client = 1\nkey = \"k\""),
         &["sets `client` but has no `do`"],
@@ -519,6 +559,13 @@ fn the_event_bound_is_its_documented_formula() {
         16 * 2 + 8 + 1,
         "an acquire due later still counts its first ask"
     );
+    // A chaos scenario adds its jobs' bound to the script's.
+    let chaos_run = accepted(&chaos("seconds = 7.0"));
+    let jobs = chaos_run.chaos.clone().unwrap();
+    assert_eq!(
+        chaos_run.worst_case_events(7_000),
+        8 + jobs.worst_case_events(7_000)
+    );
 }
 
 proptest! {
@@ -622,6 +669,11 @@ fn a_text_file_is_read_only_whole_and_only_as_utf8() {
         read_text_file(&path, 2047, "a file").unwrap_err(),
         "is more than the 1 KiB a file may have"
     );
+    std::fs::write(&path, "x".repeat(2049)).unwrap();
+    assert_eq!(
+        read_text_file(&path, 2048, "a file").unwrap_err(),
+        "is more than the 2 KiB a file may have"
+    );
     let mut file = std::fs::File::create(&path).unwrap();
     file.write_all(&vec![b'x'; 1024 * 1024 + 1]).unwrap();
     assert_eq!(
@@ -639,6 +691,21 @@ fn a_text_file_is_read_only_whole_and_only_as_utf8() {
         read_text_file(dir.path(), 100, "a file").unwrap_err(),
         "is a folder, not a file"
     );
+}
+
+#[test]
+fn a_type_error_names_its_field_but_never_a_table_header() {
+    let error = refused(
+        &format!("{HEAD}seed = \"one\"\n{NARRATION}"),
+        &["field `seed`: invalid type: string \"one\""],
+    );
+    assert_eq!(error.line, Some(3));
+    // A table where a name belongs points at its header: no field is made up from it.
+    let header = refused(
+        &format!("title = \"t\"\nlease = 1\n{NARRATION}[lock] # name = x\nwhat = 1\n"),
+        &["invalid type"],
+    );
+    assert!(!header.message.contains("field `["), "{header}");
 }
 
 #[test]
