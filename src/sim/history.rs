@@ -237,3 +237,115 @@ impl History {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resume(client: usize) -> impl FnOnce() -> EventKind {
+        move || EventKind::Resume {
+            client: ClientId::ALL[client],
+        }
+    }
+
+    #[test]
+    fn a_streaming_history_hands_each_event_out_once_and_counts_them_all() {
+        let mut history = History::new(Keep::Stream, 1, 0);
+        history.emit(1, resume(0));
+        history.emit(2, resume(1));
+        history.emit(3, resume(2));
+        assert_eq!(history.event_count(), 3);
+        let first: Vec<Ms> = history.take_events().iter().map(|e| e.t).collect();
+        assert_eq!(first, [1, 2, 3]);
+        assert!(history.events().is_empty());
+        history.emit(4, resume(0));
+        history.emit(5, resume(1));
+        assert_eq!(history.event_count(), 5, "taken ones still count");
+        assert_eq!(history.take_events().len(), 2);
+        assert_eq!(history.event_count(), 5);
+        // A history that keeps everything copies instead, and still holds them.
+        let mut all = History::new(Keep::All, 1, 0);
+        all.emit(1, resume(0));
+        assert_eq!(all.take_events().len(), 1);
+        assert_eq!((all.events().len(), all.event_count()), (1, 1));
+        // Counts keep no events, and so count none.
+        let mut counts = History::new(Keep::Counts, 1, 0);
+        counts.emit(1, resume(0));
+        assert_eq!(counts.event_count(), 0);
+    }
+
+    #[test]
+    fn a_beat_done_or_dropped_later_was_waiting_until_then() {
+        let mut history = History::new(Keep::All, 1, 4);
+        history.set_fate(0, Fate::Done { at: 16_000 });
+        history.set_fate(1, Fate::Dropped { at: 9_000 });
+        history.set_fate(2, Fate::NoLease { at: 12_000 });
+        history.set_fate(3, Fate::Narrated);
+        // Due at 12 s, done at 16 s (its client was frozen): waiting in between.
+        assert_eq!(history.fate_at(0, 12_000, 11_999), Fate::Pending);
+        assert_eq!(history.fate_at(0, 12_000, 12_000), Fate::Deferred);
+        assert_eq!(history.fate_at(0, 12_000, 15_999), Fate::Deferred);
+        assert_eq!(
+            history.fate_at(0, 12_000, 16_000),
+            Fate::Done { at: 16_000 }
+        );
+        assert_eq!(history.fate_at(1, 5_000, 8_999), Fate::Deferred);
+        assert_eq!(
+            history.fate_at(1, 5_000, 9_000),
+            Fate::Dropped { at: 9_000 }
+        );
+        assert_eq!(
+            history.fate_at(2, 12_000, 12_000),
+            Fate::NoLease { at: 12_000 }
+        );
+        assert_eq!(history.fate_at(3, 1_000, 1_000), Fate::Narrated);
+        assert_eq!(
+            history.fate(9),
+            Fate::Pending,
+            "a beat the script does not have"
+        );
+    }
+
+    #[test]
+    fn a_lane_gets_a_new_span_only_where_something_changed() {
+        let mut history = History::new(Keep::All, 1, 0);
+        let idle = (LaneState::Idle, None);
+        let holding = (LaneState::Holding, Some(1));
+        let stale = (LaneState::Stale, Some(1));
+        let lock = |holder: Option<(ClientId, u64)>| std::iter::once(holder);
+        let c1 = ClientId::ALL[0];
+        history.update_lanes(0, [idle; 3].into_iter(), lock(None));
+        history.update_lanes(0, [holding, idle, idle].into_iter(), lock(Some((c1, 1))));
+        history.update_lanes(5, [holding, idle, idle].into_iter(), lock(Some((c1, 1))));
+        history.update_lanes(10, [stale, idle, idle].into_iter(), lock(None));
+        let span = |start, (state, token)| Span {
+            start,
+            state,
+            token,
+        };
+        assert_eq!(
+            history.lane(0),
+            [span(0, holding), span(10, stale)],
+            "the same instant replaces its span; an unchanged state adds none"
+        );
+        assert_eq!(history.lane(1), [span(0, idle)]);
+        assert_eq!(
+            history.lock_lane(0),
+            [
+                LockSpan {
+                    start: 0,
+                    holder: Some((c1, 1))
+                },
+                LockSpan {
+                    start: 10,
+                    holder: None
+                }
+            ]
+        );
+        // Only a history that draws keeps lanes and marks.
+        let mut stream = History::new(Keep::Stream, 1, 0);
+        stream.update_lanes(0, [holding; 3].into_iter(), lock(None));
+        stream.mark(0, 0, MarkKind::Accepted);
+        assert!(stream.lane(0).is_empty() && stream.marks(0).is_empty());
+    }
+}
