@@ -150,3 +150,87 @@ impl Client {
         self.delay_next = None;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clients_clock_stands_still_while_it_is_frozen() {
+        let mut client = Client::new(ClientId::ALL[0]);
+        assert_eq!(client.local_time(4_000), 4_000);
+        // It was frozen for 2 s earlier, and froze again at 7 s.
+        client.lag = 2_000;
+        assert_eq!(client.local_time(6_000), 4_000);
+        client.pause = Some((7_000, 20_000));
+        assert_eq!(client.local_time(9_000), 5_000);
+        assert_eq!(client.local_time(19_000), 5_000);
+        assert_eq!(client.to_world(5_000), 7_000);
+        client.beliefs[0] = Some(Belief {
+            token: 3,
+            expires_local: 8_000,
+        });
+        assert_eq!(client.believed_left(LockId::FIRST, 19_000), Some(3_000));
+        assert_eq!(client.believed_left(LockId(1), 19_000), None);
+    }
+
+    #[test]
+    fn forgetting_one_lock_keeps_what_belongs_to_another() {
+        let (first, second) = (LockId(0), LockId(1));
+        let belief = Some(Belief {
+            token: 1,
+            expires_local: 10_000,
+        });
+        let mut client = Client::new(ClientId::ALL[1]);
+        client.activity = Activity::Holding;
+        client.beliefs[0] = belief;
+        client.beliefs[1] = belief;
+        client.retry = Some(Retry {
+            lock: second,
+            at: 500,
+            interval: 500,
+        });
+        client.forget(first);
+        assert_eq!(client.belief(first), None);
+        assert!(client.retry.is_some(), "the retry is for the other lock");
+        assert_eq!(
+            client.activity,
+            Activity::Holding,
+            "it still holds the other"
+        );
+        assert_eq!(client.first_belief(), Some((second, belief.unwrap())));
+        client.forget(second);
+        assert_eq!(client.retry, None);
+        assert_eq!(client.activity, Activity::Idle);
+        // A client that is waiting for a lock keeps waiting when it forgets another.
+        let mut waiting = Client::new(ClientId::ALL[2]);
+        waiting.activity = Activity::Waiting;
+        waiting.forget(first);
+        assert_eq!(waiting.activity, Activity::Waiting);
+    }
+
+    #[test]
+    fn a_crash_wipes_everything_the_client_believed_or_planned() {
+        let mut client = Client::new(ClientId::ALL[0]);
+        client.beliefs[2] = Some(Belief {
+            token: 4,
+            expires_local: 1,
+        });
+        client.retry = Some(Retry {
+            lock: LockId(2),
+            at: 1,
+            interval: 1,
+        });
+        client
+            .deferred
+            .push_back((0, ClientAction::Pause { ms: 1 }));
+        client.job = Job::Retry { at: 3 };
+        client.delay_next = Some(5);
+        client.wipe();
+        assert_eq!(client.first_belief(), None);
+        assert_eq!(client.retry, None);
+        assert!(client.deferred.is_empty());
+        assert_eq!(client.job, Job::None);
+        assert_eq!(client.delay_next, None);
+    }
+}
