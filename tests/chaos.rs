@@ -185,3 +185,28 @@ fn live_inputs_replay_exactly() {
     replayed.seek(20_000);
     assert_eq!(live.world().events(), replayed.world().events());
 }
+
+/// A careful client checks its own clock before it writes: when its work outlasts its lease,
+/// with no GC pause to hide the time, it gives up instead of writing, and acquires again.
+#[test]
+fn a_job_that_outlasts_its_lease_gives_up_instead_of_writing() {
+    let mut scenario = Scenario::built_in("chaos").unwrap();
+    let params = scenario.chaos.as_mut().unwrap();
+    params.work = (scenario.lease_ms + 1_000, scenario.lease_ms + 2_000);
+    params.stall_chance = 0.0;
+    params.crash = false;
+    let events = run(&Arc::new(scenario), 1, true);
+    let count = |name: &str| events.iter().filter(|e| e.kind.name() == name).count();
+    assert!(count("grant") > 3, "the clients keep taking the lock");
+    assert_eq!(count("write"), 0, "no job ever writes");
+    assert_eq!(
+        count("release"),
+        0,
+        "a lease it knows ran out is not released"
+    );
+    assert_eq!(
+        count("expire"),
+        count("grant") - 1,
+        "every lease but the last runs out"
+    );
+}

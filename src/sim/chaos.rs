@@ -112,10 +112,11 @@ impl ChaosDriver {
     pub fn on_due(&mut self, job: Job, local: Ms, believes_live: bool) -> Step {
         match job {
             Job::None | Job::Think { .. } | Job::Retry { .. } => Step::Acquire,
+            // A job with a stall is due at the stall (see `Job::due`), before its work is done.
             Job::Work {
-                stall_at: Some((at, ms)),
+                stall_at: Some((_, ms)),
                 done,
-            } if at <= local => Step::Stall {
+            } => Step::Stall {
                 ms,
                 then: Job::Work {
                     stall_at: None,
@@ -157,5 +158,140 @@ impl ChaosDriver {
             stall_at,
             done: local + work,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> ChaosParams {
+        ChaosParams {
+            keys: vec!["a".into(), "b".into(), "c".into()],
+            writes: (2, 3),
+            think: (100, 200),
+            retry: (300, 400),
+            work: (1_000, 1_500),
+            stall_chance: 1.0,
+            stall: (5_000, 6_000),
+            ..ChaosParams::default()
+        }
+    }
+
+    #[test]
+    fn a_job_is_due_at_its_next_step_on_the_clients_own_clock() {
+        assert_eq!(Job::None.due(), None);
+        assert_eq!(Job::Think { until: 7 }.due(), Some(7));
+        assert_eq!(Job::Retry { at: 9 }.due(), Some(9));
+        let stalling = Job::Work {
+            stall_at: Some((3, 100)),
+            done: 8,
+        };
+        assert_eq!(stalling.due(), Some(3), "the stall comes first");
+        let working = Job::Work {
+            stall_at: None,
+            done: 8,
+        };
+        assert_eq!(working.due(), Some(8));
+    }
+
+    #[test]
+    fn each_job_leads_to_its_step() {
+        let mut driver = ChaosDriver::new(params(), 7);
+        for job in [Job::None, Job::Think { until: 0 }, Job::Retry { at: 0 }] {
+            assert_eq!(driver.on_due(job, 50, false), Step::Acquire);
+        }
+        let stall = driver.on_due(
+            Job::Work {
+                stall_at: Some((40, 5_500)),
+                done: 900,
+            },
+            40,
+            true,
+        );
+        assert_eq!(
+            stall,
+            Step::Stall {
+                ms: 5_500,
+                then: Job::Work {
+                    stall_at: None,
+                    done: 900
+                }
+            }
+        );
+        let work = Job::Work {
+            stall_at: None,
+            done: 900,
+        };
+        match driver.on_due(work, 900, true) {
+            Step::Finish { keys } => {
+                assert!((2..=3).contains(&keys.len()), "{keys:?}");
+                assert!(keys.iter().all(|k| ["a", "b", "c"].contains(&k.as_str())));
+            }
+            other => panic!("a job whose lease looks live finishes, not {other:?}"),
+        }
+        assert_eq!(
+            driver.on_due(work, 900, false),
+            Step::GiveUp,
+            "its own clock says the lease ran out"
+        );
+    }
+
+    #[test]
+    fn draws_stay_inside_their_ranges() {
+        let mut driver = ChaosDriver::new(params(), 11);
+        for local in [0, 1_000, 50_000] {
+            match driver.think(local) {
+                Job::Think { until } => assert!((local + 100..=local + 200).contains(&until)),
+                other => panic!("{other:?}"),
+            }
+            match driver.after_acquire(false, local) {
+                Job::Retry { at } => assert!((local + 300..=local + 400).contains(&at)),
+                other => panic!("{other:?}"),
+            }
+            match driver.after_acquire(true, local) {
+                Job::Work {
+                    stall_at: Some((at, ms)),
+                    done,
+                } => {
+                    assert!((local + 1_000..=local + 1_500).contains(&done));
+                    assert!(
+                        (local..=done).contains(&at),
+                        "the stall falls within the work"
+                    );
+                    assert!((5_000..=6_000).contains(&ms));
+                }
+                other => panic!("every job stalls at chance 1: {other:?}"),
+            }
+        }
+        let calm = ChaosParams {
+            stall_chance: 0.0,
+            ..params()
+        };
+        let mut driver = ChaosDriver::new(calm, 11);
+        assert!(matches!(
+            driver.after_acquire(true, 0),
+            Job::Work { stall_at: None, .. }
+        ));
+    }
+
+    #[test]
+    fn the_planned_crash_comes_once_in_the_middle_of_the_run() {
+        let mut driver = ChaosDriver::new(ChaosParams::default(), 3);
+        let at = driver.crash_due().expect("a crash is planned");
+        assert!(
+            (12_000..=48_000).contains(&at),
+            "within the middle 60%: {at}"
+        );
+        assert_eq!(driver.take_crash_due(at - 1), None);
+        let (_, down) = driver.take_crash_due(at).expect("due at its time");
+        assert!((1_000..=4_000).contains(&down));
+        assert_eq!(driver.crash_due(), None);
+        assert_eq!(driver.take_crash_due(at), None, "only once");
+        let calm = ChaosParams {
+            crash: false,
+            ..ChaosParams::default()
+        };
+        assert_eq!(ChaosDriver::new(calm, 3).crash_due(), None);
     }
 }
