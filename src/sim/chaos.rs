@@ -107,9 +107,9 @@ impl ChaosDriver {
         }
     }
 
-    /// What the client does now that `job` is due at `local` on its own clock; `believes_live`
-    /// is whether its own clock says its lease is still live.
-    pub fn on_due(&mut self, job: Job, local: Ms, believes_live: bool) -> Step {
+    /// What the client does now that `job` is due (see [`Job::due`]); `believes_live` is
+    /// whether its own clock says its lease is still live.
+    pub fn on_due(&mut self, job: Job, believes_live: bool) -> Step {
         match job {
             Job::None | Job::Think { .. } | Job::Retry { .. } => Step::Acquire,
             // A job with a stall is due at the stall (see `Job::due`), before its work is done.
@@ -199,14 +199,13 @@ mod tests {
     fn each_job_leads_to_its_step() {
         let mut driver = ChaosDriver::new(params(), 7);
         for job in [Job::None, Job::Think { until: 0 }, Job::Retry { at: 0 }] {
-            assert_eq!(driver.on_due(job, 50, false), Step::Acquire);
+            assert_eq!(driver.on_due(job, false), Step::Acquire);
         }
         let stall = driver.on_due(
             Job::Work {
                 stall_at: Some((40, 5_500)),
                 done: 900,
             },
-            40,
             true,
         );
         assert_eq!(
@@ -223,7 +222,7 @@ mod tests {
             stall_at: None,
             done: 900,
         };
-        match driver.on_due(work, 900, true) {
+        match driver.on_due(work, true) {
             Step::Finish { keys } => {
                 assert!((2..=3).contains(&keys.len()), "{keys:?}");
                 assert!(keys.iter().all(|k| ["a", "b", "c"].contains(&k.as_str())));
@@ -231,7 +230,7 @@ mod tests {
             other => panic!("a job whose lease looks live finishes, not {other:?}"),
         }
         assert_eq!(
-            driver.on_due(work, 900, false),
+            driver.on_due(work, false),
             Step::GiveUp,
             "its own clock says the lease ran out"
         );

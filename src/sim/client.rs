@@ -177,14 +177,14 @@ mod tests {
     #[test]
     fn forgetting_one_lock_keeps_what_belongs_to_another() {
         let (first, second) = (LockId(0), LockId(1));
-        let belief = Some(Belief {
+        let belief = Belief {
             token: 1,
             expires_local: 10_000,
-        });
+        };
         let mut client = Client::new(ClientId::ALL[1]);
         client.activity = Activity::Holding;
-        client.beliefs[0] = belief;
-        client.beliefs[1] = belief;
+        client.beliefs[0] = Some(belief);
+        client.beliefs[1] = Some(belief);
         client.retry = Some(Retry {
             lock: second,
             at: 500,
@@ -198,7 +198,7 @@ mod tests {
             Activity::Holding,
             "it still holds the other"
         );
-        assert_eq!(client.first_belief(), Some((second, belief.unwrap())));
+        assert_eq!(client.first_belief(), Some((second, belief)));
         client.forget(second);
         assert_eq!(client.retry, None);
         assert_eq!(client.activity, Activity::Idle);

@@ -1106,7 +1106,7 @@ impl World {
         let Some(driver) = self.chaos.as_mut() else {
             return;
         };
-        match driver.on_due(job, local, believes_live) {
+        match driver.on_due(job, believes_live) {
             Step::Acquire => {
                 let granted = self.try_acquire(i, lock);
                 let driver = self.chaos.as_mut().expect("a chaos run has a driver");
