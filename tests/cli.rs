@@ -269,6 +269,39 @@ fn chaos_summaries_and_exit_codes() {
     assert_eq!(json[4]["seed"], 5);
 }
 
+/// The summary line is the seeds' lines added up, count by count (fenced, some writes are
+/// rejected; unfenced, some corrupt: between them every count is exercised).
+#[test]
+fn the_chaos_summary_adds_up_every_seeds_counts() {
+    let numbers = |line: &str| -> Vec<u64> {
+        let counts = line.rsplit_once(": ").map_or(line, |(_, counts)| counts);
+        counts
+            .split(", ")
+            .map(|part| part.split(' ').next().unwrap().parse().unwrap())
+            .collect()
+    };
+    let mut exercised = vec![false; 4];
+    for fencing in [&[][..], &["--no-fencing"][..]] {
+        let out = stdout_of(&[&["chaos", "--runs", "4"][..], fencing].concat());
+        let mut sum = vec![0; 4];
+        for line in out.lines().filter(|l| l.starts_with("seed ")) {
+            for (total, n) in sum.iter_mut().zip(numbers(line)) {
+                *total += n;
+            }
+        }
+        let total = out.lines().last().unwrap();
+        assert!(total.starts_with("4 runs (seeds 1..4)"), "{out}");
+        assert_eq!(numbers(total), sum, "{out}");
+        for (seen, n) in exercised.iter_mut().zip(&sum) {
+            *seen |= *n > 0;
+        }
+    }
+    assert_eq!(
+        exercised, [true; 4],
+        "grants, accepted, rejected, corruptions"
+    );
+}
+
 #[test]
 fn chaos_check_all_prints_a_table_per_variant() {
     let out = stdout_of(&["chaos", "--runs", "200", "--check", "all"]);
