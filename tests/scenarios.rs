@@ -6,7 +6,11 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use fencing_lab::sim::{EventKind, LockId, Ms, Scenario, Session, Setup, Variant};
+use fencing_lab::sim::lesson::Lesson;
+use fencing_lab::sim::{
+    ClientId, EventKind, LaneState, LockId, Ms, Scenario, Session, Setup, Variant,
+};
+use fencing_lab::tui::{self, App, Theme};
 use fencing_lab::FenceCheck;
 
 #[test]
@@ -394,4 +398,224 @@ caption = "deferred until c2 wakes at 5 s, the expiry tick"
         ["expire", "resume", "grant"],
         "the old lease ends before the new grant"
     );
+}
+
+// ---------------------------------------------------------------- the world's clocks and network
+
+/// Seeking to a moment plays everything due at it: at every moment of every lesson, the world
+/// played to that moment has exactly the events of the whole run up to it.
+#[test]
+fn seeking_to_a_moment_plays_everything_due_at_it() {
+    for scenario in Scenario::all_built_in() {
+        let setup = Setup::new(Arc::new(scenario.clone()));
+        let whole = Session::played_to(setup.clone(), scenario.end.min(30_000));
+        let events = whole.world().events();
+        let moments: std::collections::BTreeSet<Ms> = events.iter().map(|e| e.t).collect();
+        for t in moments {
+            let played = Session::played_to(setup.clone(), t);
+            let upto = events.iter().filter(|e| e.t <= t).count();
+            assert_eq!(
+                played.world().events(),
+                &events[..upto],
+                "{} played to {t} ms",
+                scenario.name
+            );
+        }
+    }
+}
+
+const JUMP_AHEAD: &str = r#"
+title = "a clock jumps ahead"
+lease = 10.0
+end = 17.0
+[[beat]]
+at = 0.0
+caption = "Client 1 takes the lock."
+client = 1
+do = "acquire"
+[[beat]]
+at = 1.0
+caption = "The lock service's clock jumps 5 s ahead."
+do = "clock-jump"
+seconds = 5.0
+[[beat]]
+at = 6.0
+caption = "Client 2 takes the lock."
+client = 2
+do = "acquire"
+"#;
+
+/// After the service's clock jumps ahead, leases end when the service's clock says so, placed
+/// on the world's timeline; the client, by its own clock, still counts its lease until 10 s,
+/// and its lane says so exactly until then. The header shows the service's clock only while it
+/// differs from the world's.
+#[test]
+fn after_a_clock_jump_leases_end_on_the_services_clock() {
+    let scenario = Arc::new(Scenario::parse("jump", "jump.toml", JUMP_AHEAD).unwrap());
+    let setup = Setup::new(scenario.clone());
+    let session = Session::played_to(setup.clone(), scenario.end);
+    let kinds: Vec<(Ms, &EventKind)> = session
+        .world()
+        .events()
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Grant { .. } | EventKind::Expire { .. }))
+        .map(|e| (e.t, &e.kind))
+        .collect();
+    let lock = LockId::FIRST;
+    assert_eq!(
+        kinds,
+        [
+            (
+                0,
+                &EventKind::Grant {
+                    client: c(1),
+                    lock,
+                    token: 1,
+                    expires_at: 10.0
+                }
+            ),
+            (
+                5_000,
+                &EventKind::Expire {
+                    client: c(1),
+                    lock,
+                    token: 1
+                }
+            ),
+            (
+                6_000,
+                &EventKind::Grant {
+                    client: c(2),
+                    lock,
+                    token: 2,
+                    expires_at: 21.0
+                }
+            ),
+            (
+                16_000,
+                &EventKind::Expire {
+                    client: c(2),
+                    lock,
+                    token: 2
+                }
+            ),
+        ]
+    );
+    let states: Vec<(Ms, LaneState)> = session
+        .world()
+        .history()
+        .lane(0)
+        .iter()
+        .map(|s| (s.start, s.state))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            (0, LaneState::Holding),
+            (5_000, LaneState::Stale),
+            (10_000, LaneState::Idle)
+        ],
+        "stale while its own clock counts time left, not a moment longer"
+    );
+    let at_2 = Session::played_to(setup.clone(), 2_000);
+    assert_eq!(
+        (at_2.world().service_now(), at_2.world().service_offset()),
+        (7_000, 5_000)
+    );
+    let header = |t: Ms| {
+        let app = App::new(Session::played_to(setup.clone(), t), Theme::plain());
+        tui::render_text(&app, 120, 40)
+            .lines()
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        header(2_000).contains("service clock 7.0 s"),
+        "{}",
+        header(2_000)
+    );
+    assert!(!header(500).contains("service clock"), "{}", header(500));
+}
+
+/// The network holds a delayed write and says when it arrives; the question about it is asked
+/// while it is on its way.
+#[test]
+fn the_network_holds_a_delayed_write_until_it_arrives() {
+    let setup = setup("network-delay", true, FenceCheck::PerKey);
+    let at = |t: Ms| Session::played_to(setup.clone(), t);
+    let on_the_way = at(13_999);
+    let held: Vec<(Ms, ClientId, &str, u64)> = on_the_way.world().in_flight().collect();
+    assert_eq!(held, [(14_000, c(1), "file", 1)]);
+    let lesson = Lesson::of(&on_the_way);
+    let ask = on_the_way
+        .scenario()
+        .beats
+        .iter()
+        .position(|b| b.ask.is_some())
+        .unwrap();
+    assert!(lesson.question_applies(on_the_way.world(), ask));
+    assert_eq!(at(1_999).world().in_flight().count(), 0, "not yet sent");
+    let arrived = at(14_000);
+    assert_eq!(arrived.world().in_flight().count(), 0, "delivered");
+    assert!(
+        !lesson.question_applies(arrived.world(), ask),
+        "nothing on its way"
+    );
+}
+
+/// A write with a token the client no longer holds was not sent under a live lease, even by
+/// the client that holds the lock now.
+#[test]
+fn a_write_with_an_old_token_is_not_under_a_live_lease() {
+    let text = r#"
+title = "an old token"
+lease = 10.0
+[[beat]]
+at = 0.0
+caption = "Client 1 takes the lock."
+client = 1
+do = "acquire"
+[[beat]]
+at = 1.0
+caption = "Client 1 releases."
+client = 1
+do = "release"
+[[beat]]
+at = 2.0
+caption = "Client 1 takes the lock again."
+client = 1
+do = "acquire"
+[[beat]]
+at = 3.0
+caption = "Client 1 writes with its old token."
+client = 1
+do = "write"
+key = "file"
+value = "old"
+token = 1
+[[beat]]
+at = 4.0
+caption = "Client 1 writes with its token."
+client = 1
+do = "write"
+key = "file"
+value = "new"
+"#;
+    let scenario = Arc::new(Scenario::parse("old", "old.toml", text).unwrap());
+    let session = Session::played_to(Setup::new(scenario.clone()), scenario.end);
+    let writes: Vec<(u64, bool)> = session
+        .world()
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Write {
+                verdict,
+                lease_live,
+                ..
+            } => Some((verdict.token, *lease_live)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(writes, [(1, false), (2, true)]);
 }
