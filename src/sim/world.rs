@@ -156,8 +156,8 @@ impl Setup {
     }
 }
 
-/// The lock service's clock: the world's time plus an offset that clock jumps change; the
-/// service never goes below the highest reading it has seen.
+/// The lock service's clock: the world's time plus an offset that clock jumps change. The
+/// service's time is the highest reading it has seen, so it never goes back.
 #[derive(Clone, Copy, Debug, Default)]
 struct ServiceClock {
     offset: i64,
@@ -165,15 +165,24 @@ struct ServiceClock {
 }
 
 impl ServiceClock {
-    /// The service's clock at world time `now`, in ms, as the service reckons it.
-    fn at(&self, now: Ms) -> i64 {
-        (now as i64 + self.offset).max(self.high_water)
+    /// Reads the clock at world time `now`, in ms: the raw reading, which steps back when the
+    /// clock does (what the implementation is told); the service's time keeps the highest.
+    fn read(&mut self, now: Ms) -> i64 {
+        let reading = now as i64 + self.offset;
+        self.high_water = self.high_water.max(reading);
+        reading
     }
 
-    /// The first world tick, at or after `now`, at which a lease with `expires_at` has expired.
+    /// The service's time at its latest reading, in ms.
+    fn now(&self) -> i64 {
+        self.high_water
+    }
+
+    /// The first world tick, at or after `now` (the latest reading), at which a lease with
+    /// `expires_at` has expired.
     fn expiry(&self, now: Ms, expires_at: f64) -> Ms {
         let tick = expiry_tick(expires_at);
-        if self.at(now) >= tick {
+        if self.high_water >= tick {
             now
         } else {
             (tick - self.offset) as Ms
@@ -296,7 +305,7 @@ impl World {
 
     /// The lock service's clock now, in ms (it differs from world time after a clock jump).
     pub fn service_now(&self) -> i64 {
-        self.service.at(self.now)
+        self.service.now()
     }
 
     /// How far the lock service's clock is from the world's, in ms.
@@ -517,8 +526,7 @@ impl World {
     }
 
     fn tell_service_the_time(&mut self) {
-        let reading = self.now as i64 + self.service.offset;
-        self.service.high_water = self.service.high_water.max(reading);
+        let reading = self.service.read(self.now);
         self.backend.locks.set_time(reading as f64 / 1000.0);
     }
 
@@ -1089,7 +1097,7 @@ impl World {
     fn jump_clock(&mut self, by: i64) {
         self.service.offset += by;
         self.tell_service_the_time();
-        let service_now = self.service.at(self.now) as f64 / 1000.0;
+        let service_now = self.service.now() as f64 / 1000.0;
         self.history
             .emit(self.now, || EventKind::ClockJump { by, service_now });
     }
