@@ -619,3 +619,52 @@ value = "new"
         .collect();
     assert_eq!(writes, [(1, false), (2, true)]);
 }
+
+/// A frozen client does nothing, not even a retry that comes due the instant it freezes: its
+/// own clock stands still, so it asks again only when it wakes, as if no time had passed.
+#[test]
+fn a_frozen_clients_retry_waits_until_it_wakes() {
+    let text = r#"
+title = "a retry and a pause"
+lease = 10.0
+end = 11.0
+[[beat]]
+at = 0.0
+caption = "Client 1 takes the lock."
+client = 1
+do = "acquire"
+[[beat]]
+at = 1.0
+caption = "Client 2 asks, and will ask again every second."
+client = 2
+do = "acquire"
+retry = 1.0
+[[beat]]
+at = 2.0
+caption = "Client 2 freezes just as it would ask again."
+client = 2
+do = "pause"
+seconds = 5.0
+"#;
+    let scenario = Arc::new(Scenario::parse("retry", "retry.toml", text).unwrap());
+    let session = Session::played_to(Setup::new(scenario.clone()), scenario.end);
+    let asks: Vec<(Ms, &'static str)> = session
+        .world()
+        .events()
+        .iter()
+        .filter(|e| e.kind.client() == Some(c(2)))
+        .map(|e| (e.t, e.kind.name()))
+        .collect();
+    assert_eq!(
+        asks,
+        [
+            (1_000, "acquire_refused"),
+            (2_000, "pause"),
+            (7_000, "resume"),
+            (7_000, "acquire_refused"),
+            (8_000, "acquire_refused"),
+            (9_000, "acquire_refused"),
+            (10_000, "grant"),
+        ]
+    );
+}
