@@ -186,13 +186,14 @@ fn live_inputs_replay_exactly() {
     assert_eq!(live.world().events(), replayed.world().events());
 }
 
-/// A careful client checks its own clock before it writes: when its work outlasts its lease,
-/// with no GC pause to hide the time, it gives up instead of writing, and acquires again.
+/// A careful client checks its own clock before it writes: when its work lasts as long as its
+/// lease (at that instant the lease has run out), with no GC pause to hide the time, it gives
+/// up instead of writing, and acquires again.
 #[test]
 fn a_job_that_outlasts_its_lease_gives_up_instead_of_writing() {
     let mut scenario = Scenario::built_in("chaos").unwrap();
     let params = scenario.chaos.as_mut().unwrap();
-    params.work = (scenario.lease_ms + 1_000, scenario.lease_ms + 2_000);
+    params.work = (scenario.lease_ms, scenario.lease_ms);
     params.stall_chance = 0.0;
     params.crash = false;
     let events = run(&Arc::new(scenario), 1, true);
@@ -209,4 +210,24 @@ fn a_job_that_outlasts_its_lease_gives_up_instead_of_writing() {
         count("grant") - 1,
         "every lease but the last runs out"
     );
+}
+
+/// A recording of a chaos run keeps its seed, so the replay is the same run.
+#[test]
+fn a_recorded_chaos_run_replays_with_its_own_seed() {
+    use fencing_lab::sim::recording;
+    let scenario = chaos();
+    let setup = Setup::new(scenario.clone()).seed(7);
+    let mut session = Session::new(setup);
+    session.seek(5_000);
+    session.inject(InputKind::Pause {
+        client: ClientId::ALL[2],
+    });
+    session.seek(20_000);
+    assert_eq!(session.seed(), 7);
+    let json = recording::to_json(&session);
+    let loaded = recording::from_json(&json, "chaos.json").unwrap();
+    assert_eq!(loaded.setup.seed, 7);
+    let replay = Session::played_to_with(loaded.setup, loaded.inputs, 20_000);
+    assert_eq!(replay.world().events(), session.world().events());
 }

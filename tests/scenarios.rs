@@ -668,3 +668,281 @@ seconds = 5.0
         ]
     );
 }
+
+/// Parses a scenario written for one test and plays it to its end.
+fn played(text: &str) -> Session {
+    let scenario = Arc::new(Scenario::parse("test", "test.toml", text).unwrap());
+    Session::played_to(Setup::new(scenario.clone()), scenario.end)
+}
+
+/// (time, event name, client number or 0) of every event: a run's shape at a glance.
+fn shape(session: &Session) -> Vec<(Ms, &'static str, u8)> {
+    session
+        .world()
+        .events()
+        .iter()
+        .map(|e| {
+            (
+                e.t,
+                e.kind.name(),
+                e.kind.client().map_or(0, |c| c.number()),
+            )
+        })
+        .collect()
+}
+
+/// A clock jump and an acquire at one instant: the jump ends the lease, and its expiry is
+/// told before the grant that follows it.
+#[test]
+fn a_lease_a_clock_jump_ends_is_told_before_the_grant_at_that_instant() {
+    let session = played(
+        r#"
+title = "jump, then take"
+lease = 10.0
+end = 3.0
+[[beat]]
+at = 0.0
+caption = "Client 1 takes the lock."
+client = 1
+do = "acquire"
+[[beat]]
+at = 2.0
+caption = "The service's clock jumps 10 s ahead."
+do = "clock-jump"
+seconds = 10.0
+[[beat]]
+at = 2.0
+caption = "Client 2 takes the lock at once."
+client = 2
+do = "acquire"
+"#,
+    );
+    assert_eq!(
+        shape(&session),
+        [
+            (0, "grant", 1),
+            (2_000, "clock_jump", 0),
+            (2_000, "expire", 1),
+            (2_000, "grant", 2),
+        ]
+    );
+    let jump = &session.world().events()[1].kind;
+    assert_eq!(
+        jump,
+        &EventKind::ClockJump {
+            by: 10_000,
+            service_now: 12.0
+        }
+    );
+}
+
+/// A scripted acquire that is granted ends the client's retries for that lock.
+#[test]
+fn a_grant_ends_the_retries_for_its_lock() {
+    let session = played(
+        r#"
+title = "granted while retrying"
+lease = 1.0
+end = 8.0
+[[beat]]
+at = 0.0
+caption = "Client 1 takes the lock."
+client = 1
+do = "acquire"
+[[beat]]
+at = 0.5
+caption = "Client 2 asks, and will ask again in 5 s."
+client = 2
+do = "acquire"
+retry = 5.0
+[[beat]]
+at = 3.0
+caption = "Client 2 asks again by hand and gets it."
+client = 2
+do = "acquire"
+"#,
+    );
+    assert_eq!(
+        shape(&session),
+        [
+            (0, "grant", 1),
+            (500, "acquire_refused", 2),
+            (1_000, "expire", 1),
+            (3_000, "grant", 2),
+            (4_000, "expire", 2),
+        ],
+        "no retry at 5.5 s"
+    );
+}
+
+/// Writes the network holds arrive in the order of their delivery times, not of sending.
+#[test]
+fn delayed_writes_arrive_in_delivery_order() {
+    let setup = Setup::new(Arc::new(
+        Scenario::parse(
+            "delays",
+            "delays.toml",
+            r#"
+title = "two delays"
+lease = 20.0
+end = 12.0
+[[beat]]
+at = 0.0
+caption = "Client 1 takes the lock."
+client = 1
+do = "acquire"
+[[beat]]
+at = 1.0
+caption = "A slow write."
+client = 1
+do = "write"
+key = "file"
+value = "slow"
+delay = 10.0
+[[beat]]
+at = 2.0
+caption = "A fast write."
+client = 1
+do = "write"
+key = "log"
+value = "fast"
+delay = 2.0
+[[beat]]
+at = 3.0
+caption = "A faster one."
+client = 1
+do = "write"
+key = "log"
+value = "faster"
+delay = 0.5
+"#,
+        )
+        .unwrap(),
+    ));
+    let at_3 = Session::played_to(setup.clone(), 3_000);
+    let held: Vec<Ms> = at_3.world().in_flight().map(|f| f.0).collect();
+    assert_eq!(held, [3_500, 4_000, 11_000], "soonest first");
+    let session = Session::played_to(setup, 12_000);
+    let arrivals: Vec<(Ms, &str)> = session
+        .world()
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Write { value, .. } => Some((e.t, value.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        arrivals,
+        [(3_500, "faster"), (4_000, "fast"), (11_000, "slow")]
+    );
+}
+
+/// A pause that hits a frozen client extends the freeze only if it would last longer.
+#[test]
+fn a_second_pause_extends_a_freeze_only_past_its_end() {
+    let session = played(
+        r#"
+title = "pauses"
+lease = 10.0
+end = 16.0
+[[beat]]
+at = 0.0
+caption = "Client 1 freezes for 10 s."
+client = 1
+do = "pause"
+seconds = 10.0
+[[beat]]
+at = 2.0
+caption = "A shorter pause changes nothing."
+client = 1
+do = "pause"
+seconds = 3.0
+[[beat]]
+at = 8.0
+caption = "A longer one extends it to 13 s."
+client = 1
+do = "pause"
+seconds = 5.0
+"#,
+    );
+    let pauses: Vec<(Ms, &EventKind)> = session
+        .world()
+        .events()
+        .iter()
+        .map(|e| (e.t, &e.kind))
+        .collect();
+    assert_eq!(
+        pauses,
+        [
+            (
+                0,
+                &EventKind::Pause {
+                    client: c(1),
+                    until: 10_000
+                }
+            ),
+            (
+                2_000,
+                &EventKind::Pause {
+                    client: c(1),
+                    until: 10_000
+                }
+            ),
+            (
+                8_000,
+                &EventKind::Pause {
+                    client: c(1),
+                    until: 13_000
+                }
+            ),
+            (13_000, &EventKind::Resume { client: c(1) }),
+        ]
+    );
+    assert_eq!(session.world().client(c(1)).lag, 13_000);
+}
+
+/// "Check none" is fencing off, never a check: an input naming it, or the check already in
+/// force, changes nothing and says nothing.
+#[test]
+fn only_a_real_change_of_check_is_an_event() {
+    use fencing_lab::sim::{Input, InputKind};
+    let inputs = vec![
+        Input {
+            at: 1_000,
+            kind: InputKind::Check(FenceCheck::Unchecked),
+        },
+        Input {
+            at: 2_000,
+            kind: InputKind::Check(FenceCheck::PerKey),
+        },
+        Input {
+            at: 3_000,
+            kind: InputKind::Check(FenceCheck::Strict),
+        },
+        Input {
+            at: 4_000,
+            kind: InputKind::Check(FenceCheck::Strict),
+        },
+    ];
+    let session =
+        Session::played_to_with(setup("gc-pause", true, FenceCheck::PerKey), inputs, 5_000);
+    let checks: Vec<(Ms, &EventKind)> = session
+        .world()
+        .events()
+        .iter()
+        .filter(|e| e.kind.name() == "check")
+        .map(|e| (e.t, &e.kind))
+        .collect();
+    assert_eq!(
+        checks,
+        [(
+            3_000,
+            &EventKind::Check {
+                check: FenceCheck::Strict
+            }
+        )]
+    );
+    assert_eq!(session.world().fenced_check(), FenceCheck::Strict);
+    assert!(session.world().fencing());
+}
