@@ -1011,12 +1011,11 @@ impl World {
         self.history
             .emit(self.now, || EventKind::Resume { client: id });
         // It carries on as if no time had passed: first what came due while it was frozen.
+        // Only calls to the service and the storage wait (a pause or a crash hits a frozen
+        // client at once, see `order`), so none of them freezes or crashes it again.
         while let Some((beat, action)) = self.clients[i].deferred.pop_front() {
             let fate = self.perform(i, action);
             self.history.set_fate(beat, fate);
-            if self.clients[i].is_paused() || self.clients[i].is_down() {
-                break;
-            }
         }
     }
 
