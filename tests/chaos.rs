@@ -212,12 +212,17 @@ fn a_job_that_outlasts_its_lease_gives_up_instead_of_writing() {
     );
 }
 
-/// A recording of a chaos run keeps its seed, so the replay is the same run.
+/// A recording of a chaos run keeps its seed and its starting settings, so the replay is the
+/// same run.
 #[test]
-fn a_recorded_chaos_run_replays_with_its_own_seed() {
+fn a_recorded_chaos_run_replays_with_its_own_seed_and_settings() {
     use fencing_lab::sim::recording;
+    use fencing_lab::FenceCheck;
     let scenario = chaos();
-    let setup = Setup::new(scenario.clone()).seed(7);
+    let setup = Setup::new(scenario.clone())
+        .seed(7)
+        .fencing(false)
+        .check(FenceCheck::Strict);
     let mut session = Session::new(setup);
     session.seek(5_000);
     session.inject(InputKind::Pause {
@@ -228,6 +233,25 @@ fn a_recorded_chaos_run_replays_with_its_own_seed() {
     let json = recording::to_json(&session);
     let loaded = recording::from_json(&json, "chaos.json").unwrap();
     assert_eq!(loaded.setup.seed, 7);
+    assert!(!loaded.setup.fencing);
+    assert_eq!(loaded.setup.check, FenceCheck::Strict);
     let replay = Session::played_to_with(loaded.setup, loaded.inputs, 20_000);
     assert_eq!(replay.world().events(), session.world().events());
+}
+
+/// A recording may be up to 16 MiB: a long session's file, padded here with spaces, loads;
+/// one byte more is refused.
+#[test]
+fn a_recording_may_be_sixteen_mebibytes() {
+    use fencing_lab::sim::recording::{self, MAX_RECORDING_BYTES};
+    let json = recording::to_json(&Session::new(Setup::new(chaos())));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.json");
+    let padded = |size: u64| format!("{json}{}", " ".repeat(size as usize - json.len()));
+    std::fs::write(&path, padded(MAX_RECORDING_BYTES)).unwrap();
+    assert_eq!(MAX_RECORDING_BYTES, 16 * 1024 * 1024);
+    assert!(recording::load(&path).is_ok());
+    std::fs::write(&path, padded(MAX_RECORDING_BYTES + 1)).unwrap();
+    let refused = recording::load(&path).err().expect("one byte too many");
+    assert!(refused.contains("more than the 16 MiB"), "{refused}");
 }
