@@ -204,3 +204,26 @@ proptest! {
         prop_assert_eq!(stats.grants, grants);
     }
 }
+
+/// The lab's lesson on a student's program stops trusting the run once the program breaks: the
+/// world must pass on the backend's fault, word for word, and report none while there is none.
+#[test]
+fn the_world_reports_its_backends_fault_word_for_word() {
+    use fencing_lab::sim::{built_in, World};
+    let scenario = Arc::new(Scenario::built_in("gc-pause").expect("built-in lesson"));
+    let fault = Arc::new(std::sync::Mutex::new(None::<String>));
+    let shared = fault.clone();
+    let mut setup = Setup::new(scenario);
+    setup.backend = Arc::new(move |scenario: &Scenario, check| {
+        let mut backend = built_in()(scenario, check);
+        backend.fault = shared.clone();
+        backend
+    });
+    let world = World::new(&setup, &[], fencing_lab::sim::Keep::All);
+    assert_eq!(world.fault(), None);
+    *fault.lock().unwrap() = Some("the program exited with status 3".to_owned());
+    assert_eq!(
+        world.fault().as_deref(),
+        Some("the program exited with status 3")
+    );
+}

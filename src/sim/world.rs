@@ -510,9 +510,8 @@ impl World {
             self.set_now(t);
             self.settle(inputs);
         }
-        if target > self.now {
-            self.set_now(target);
-        }
+        // Stand at the target; a target already reached leaves the time as it is.
+        self.set_now(target.max(self.now));
     }
 
     /// Applies inputs newly due at the current time (after a session adds one).
