@@ -41,6 +41,7 @@ pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
                 link: link.clone(),
                 lease_seconds: scenario.lease_seconds,
                 now: 0.0,
+                granted: BTreeMap::new(),
             }),
             storage: Box::new(RemoteStorage {
                 link,
@@ -87,19 +88,37 @@ struct RemoteLocks {
     link: Link,
     lease_seconds: f64,
     now: f64,
+    /// Each lock's latest grant: (token, when). The protocol's lease has no grant time, and a
+    /// renew keeps the lease's grant, as the library's does.
+    granted: BTreeMap<String, (u64, f64)>,
 }
 
 impl RemoteLocks {
-    fn lease(&self, lock: &str, client: &str, reply: Option<Reply>) -> Result<Lease, Refusal> {
+    /// The lease in a reply to an acquire, or to a renew (`renewing`), which keeps the grant's
+    /// time when it keeps its token.
+    fn lease(
+        &mut self,
+        lock: &str,
+        client: &str,
+        reply: Option<Reply>,
+        renewing: bool,
+    ) -> Result<Lease, Refusal> {
         match reply {
-            Some(Reply::Lease(Some(l))) => Ok(Lease {
-                name: lock.to_owned(),
-                client_id: client.to_owned(),
-                token: l.token,
-                granted_at: self.now,
-                // A lease object without an expiry is drawn as the seed's rule would have it.
-                expires_at: l.expires_at.unwrap_or(self.now + self.lease_seconds),
-            }),
+            Some(Reply::Lease(Some(l))) => {
+                let granted_at = match self.granted.get(lock) {
+                    Some(&(token, at)) if renewing && token == l.token => at,
+                    _ => self.now,
+                };
+                self.granted.insert(lock.to_owned(), (l.token, granted_at));
+                Ok(Lease {
+                    name: lock.to_owned(),
+                    client_id: client.to_owned(),
+                    token: l.token,
+                    granted_at,
+                    // A lease object without an expiry is drawn as the seed's rule would have it.
+                    expires_at: l.expires_at.unwrap_or(self.now + self.lease_seconds),
+                })
+            }
             Some(Reply::Refused(message)) => Err(Refusal::Said(message)),
             Some(Reply::Lease(None)) => Err(Refusal::Said("returned none".into())),
             _ => Err(Refusal::Said("the program stopped answering".into())),
@@ -120,7 +139,7 @@ impl LockApi for RemoteLocks {
             name: lock.into(),
             client_id: client.into(),
         });
-        self.lease(lock, client, reply).ok()
+        self.lease(lock, client, reply, false).ok()
     }
 
     fn renew(&mut self, lock: &str, client: &str, token: u64) -> Result<Lease, Refusal> {
@@ -129,7 +148,7 @@ impl LockApi for RemoteLocks {
             client_id: client.into(),
             token,
         });
-        self.lease(lock, client, reply)
+        self.lease(lock, client, reply, true)
     }
 
     fn release(&mut self, lock: &str, client: &str, token: u64) -> Result<(), Refusal> {
@@ -213,5 +232,325 @@ impl StorageApi for RemoteStorage {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::process::Command;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::sim::backend::Backend;
+
+    /// Long enough for any answer on a busy machine; only a broken test waits for it.
+    const PATIENT: Duration = Duration::from_secs(5);
+
+    fn share(command: Command) -> Shared {
+        Arc::new(Mutex::new(Program::start(command, PATIENT).unwrap()))
+    }
+
+    /// The correct Python solution.
+    fn python() -> Shared {
+        let mut command = Command::new("python3");
+        command.arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/lab/correct/python/adapter.py"
+        ));
+        share(command)
+    }
+
+    /// A program that says hello, then answers the next requests with `replies` in turn (`#`
+    /// stands for the request's id), whatever they ask, and exits.
+    fn scripted(replies: &[&str]) -> Shared {
+        let mut script =
+            r#"read l; echo '{"id":0,"hello":"fencing-lab-adapter","language":"sh"}'"#.to_owned();
+        for (id, reply) in replies.iter().enumerate() {
+            script += &format!(
+                "\nread l; echo '{}'",
+                reply.replace('#', &(id + 1).to_string())
+            );
+        }
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(script);
+        share(command)
+    }
+
+    /// gc-pause, with a lease and a first token no implementation defaults to.
+    fn scenario() -> Scenario {
+        let mut scenario = Scenario::built_in("gc-pause").unwrap();
+        scenario.lease_seconds = 8.0;
+        scenario.first_token = 40;
+        scenario
+    }
+
+    fn calls(program: &Shared) -> u64 {
+        program.lock().unwrap().calls
+    }
+
+    fn fault(backend: &Backend) -> Option<String> {
+        backend.fault.lock().unwrap().clone()
+    }
+
+    fn lease(client: &str, token: u64, granted_at: f64, expires_at: f64) -> Lease {
+        Lease {
+            name: "file-lock".into(),
+            client_id: client.into(),
+            token,
+            granted_at,
+            expires_at,
+        }
+    }
+
+    fn said(message: &str) -> Refusal {
+        Refusal::Said(message.into())
+    }
+
+    fn verdict(token: u64, key: Option<u64>, any: Option<u64>, accepted: bool) -> Verdict {
+        Verdict {
+            judge: Judge::External,
+            token,
+            key_highest: key,
+            any_highest: any,
+            accepted,
+            replaced_token: None,
+        }
+    }
+
+    fn stored(key: &str, value: &str, value_token: u64, highest: u64) -> (String, StoredValue) {
+        let value = value.to_owned();
+        let stored = StoredValue {
+            value,
+            value_token,
+            highest,
+        };
+        (key.to_owned(), stored)
+    }
+
+    #[test]
+    fn the_backend_runs_the_lock_service_and_storage_of_the_students_program() {
+        let program = python();
+        let Backend {
+            mut locks,
+            mut storage,
+            fault,
+        } = factory(Arc::clone(&program))(&scenario(), FenceCheck::PerKey);
+        assert_eq!(calls(&program), 2, "hello and new");
+        assert_eq!(locks.next_token(), NextToken::Unknown);
+
+        // The clock is sent only when it changes.
+        locks.set_time(0.0);
+        assert_eq!(calls(&program), 2);
+        assert_eq!(
+            locks.acquire("file-lock", "client-1"),
+            Some(lease("client-1", 40, 0.0, 8.0))
+        );
+        assert_eq!(calls(&program), 3);
+        locks.set_time(3.0);
+        assert_eq!(calls(&program), 4);
+        locks.set_time(3.0);
+        assert_eq!(calls(&program), 4);
+
+        let held = said("lock 'file-lock' is held by client-1, not by client-3");
+        assert_eq!(locks.acquire("file-lock", "client-3"), None);
+        assert_eq!(locks.holder("file-lock"), Some("client-1".into()));
+        assert_eq!(
+            locks.renew("file-lock", "client-1", 40),
+            Ok(lease("client-1", 40, 0.0, 11.0)),
+            "a renew keeps the grant's time, as the library's does"
+        );
+        assert_eq!(locks.renew("file-lock", "client-3", 40), Err(held.clone()));
+        assert_eq!(locks.release("file-lock", "client-3", 40), Err(held));
+        assert_eq!(locks.release("file-lock", "client-1", 40), Ok(()));
+        assert_eq!(locks.holder("file-lock"), None);
+        assert_eq!(
+            locks.acquire("file-lock", "client-3"),
+            Some(lease("client-3", 41, 3.0, 11.0))
+        );
+        assert_eq!(calls(&program), 12);
+
+        assert_eq!(storage.judge(), Judge::External);
+        for check in FenceCheck::ALL {
+            assert!(!storage.set_check(check));
+        }
+        assert_eq!(storage.entries(), []);
+        assert_eq!(storage.write("file", "a", 2), verdict(2, None, None, true));
+        assert_eq!(storage.entries(), [stored("file", "a", 2, 2)]);
+        // Refused: the key keeps the value and token of its last accepted write.
+        assert_eq!(
+            storage.write("file", "b", 1),
+            verdict(1, Some(2), Some(2), false)
+        );
+        assert_eq!(storage.entries(), [stored("file", "a", 2, 2)]);
+        assert_eq!(
+            storage.write("other", "c", 3),
+            verdict(3, None, Some(2), true)
+        );
+        assert_eq!(
+            storage.write("file", "d", 5),
+            verdict(5, Some(2), Some(3), true)
+        );
+        assert_eq!(
+            storage.entries(),
+            [stored("file", "d", 5, 5), stored("other", "c", 3, 3)]
+        );
+        assert_eq!(calls(&program), 12 + 4 * 3);
+        assert_eq!(*fault.lock().unwrap(), None);
+    }
+
+    #[test]
+    fn what_the_program_answers_is_what_the_world_sees() {
+        let program = scripted(&[
+            r#"{"id":#,"done":true}"#,
+            r#"{"id":#,"done":true}"#,
+            r#"{"id":#,"lease":{"token":7}}"#,
+            r#"{"id":#,"lease":{"token":7,"expires_at":null}}"#,
+            r#"{"id":#,"done":true}"#,
+            r#"{"id":#,"lease":{"token":8,"expires_at":13}}"#,
+            r#"{"id":#,"lease":null}"#,
+            r#"{"id":#,"refused":"token 6 is not yours"}"#,
+            r#"{"id":#,"refused":"not yours"}"#,
+            r#"{"id":#,"done":true}"#,
+            r#"{"id":#,"holder":"client-9"}"#,
+            r#"{"id":#,"refused":"busy"}"#,
+            // write k 3: accepted; the storage has no highest token for it.
+            r#"{"id":#,"done":true}"#,
+            r#"{"id":#,"value":"v"}"#,
+            r#"{"id":#,"token":null}"#,
+            // write j 4: refused, yet the key holds a value.
+            r#"{"id":#,"refused":"stale"}"#,
+            r#"{"id":#,"value":"old"}"#,
+            r#"{"id":#,"token":9}"#,
+            // write k 2: refused.
+            r#"{"id":#,"refused":"stale"}"#,
+            r#"{"id":#,"value":"v"}"#,
+            r#"{"id":#,"token":3}"#,
+            // write k 5: accepted, but read back as nothing.
+            r#"{"id":#,"done":true}"#,
+            r#"{"id":#,"value":null}"#,
+            r#"{"id":#,"token":5}"#,
+            // write j 1: accepted.
+            r#"{"id":#,"done":true}"#,
+            r#"{"id":#,"value":"new"}"#,
+            r#"{"id":#,"token":9}"#,
+        ]);
+        let Backend {
+            mut locks,
+            mut storage,
+            fault,
+        } = factory(Arc::clone(&program))(&scenario(), FenceCheck::PerKey);
+        locks.set_time(4.0);
+        // A lease without an expiry ends a scenario's lease after now.
+        assert_eq!(
+            locks.acquire("file-lock", "client-1"),
+            Some(lease("client-1", 7, 4.0, 12.0))
+        );
+        assert_eq!(
+            locks.renew("file-lock", "client-1", 7),
+            Ok(lease("client-1", 7, 4.0, 12.0))
+        );
+        // A renew that hands out a new token is drawn as a new grant.
+        locks.set_time(5.0);
+        assert_eq!(
+            locks.renew("file-lock", "client-1", 7),
+            Ok(lease("client-1", 8, 5.0, 13.0))
+        );
+        assert_eq!(
+            locks.renew("file-lock", "client-1", 7),
+            Err(said("returned none"))
+        );
+        assert_eq!(
+            locks.renew("file-lock", "client-1", 6),
+            Err(said("token 6 is not yours"))
+        );
+        assert_eq!(
+            locks.release("file-lock", "client-1", 6),
+            Err(said("not yours"))
+        );
+        assert_eq!(locks.release("file-lock", "client-1", 7), Ok(()));
+        assert_eq!(locks.holder("file-lock"), Some("client-9".into()));
+        assert_eq!(locks.acquire("file-lock", "client-2"), None);
+
+        assert_eq!(storage.write("k", "v", 3), verdict(3, None, None, true));
+        assert_eq!(storage.entries(), [stored("k", "v", 3, 3)]);
+        assert_eq!(storage.write("j", "x", 4), verdict(4, None, Some(3), false));
+        assert_eq!(
+            storage.write("k", "y", 2),
+            verdict(2, Some(3), Some(3), false)
+        );
+        assert_eq!(
+            storage.entries(),
+            [stored("j", "old", 4, 9), stored("k", "v", 3, 3)]
+        );
+        assert_eq!(
+            storage.write("k", "z", 5),
+            verdict(5, Some(3), Some(3), true)
+        );
+        assert_eq!(
+            storage.write("j", "new", 1),
+            verdict(1, None, Some(5), true)
+        );
+        assert_eq!(
+            storage.entries(),
+            [stored("j", "new", 1, 9), stored("k", "v", 3, 3)]
+        );
+        assert_eq!(calls(&program), 28);
+        assert_eq!(*fault.lock().unwrap(), None);
+    }
+
+    #[test]
+    fn a_method_not_implemented_stops_every_run_without_another_request() {
+        let program = scripted(&[
+            r#"{"id":#,"done":true}"#,
+            r#"{"id":#,"done":true}"#,
+            r#"{"id":#,"not_implemented":"LockService.acquire"}"#,
+        ]);
+        let watched = Fault::default();
+        let factory = factory_with_fault(Arc::clone(&program), Arc::clone(&watched));
+        let mut backend = factory(&scenario(), FenceCheck::PerKey);
+        assert!(Arc::ptr_eq(&backend.fault, &watched));
+        backend.locks.set_time(2.0);
+        assert_eq!(backend.locks.acquire("file-lock", "client-1"), None);
+        let stopped = "LockService.acquire is not implemented yet";
+        assert_eq!(fault(&backend).as_deref(), Some(stopped));
+        assert_eq!(calls(&program), 4);
+
+        let locks = &mut backend.locks;
+        let silent = said("the program stopped answering");
+        assert_eq!(locks.acquire("file-lock", "client-1"), None);
+        assert_eq!(
+            locks.renew("file-lock", "client-1", 40),
+            Err(silent.clone())
+        );
+        assert_eq!(locks.release("file-lock", "client-1", 40), Err(silent));
+        assert_eq!(locks.holder("file-lock"), None);
+        locks.set_time(5.0);
+        assert_eq!(
+            backend.storage.write("k", "v", 40),
+            verdict(40, None, None, false)
+        );
+        assert_eq!(backend.storage.entries(), []);
+        // A replay's backend shares the fault and does not send `new`.
+        let replay = factory(&scenario(), FenceCheck::PerKey);
+        assert_eq!(fault(&replay).as_deref(), Some(stopped));
+        assert_eq!(calls(&program), 4);
+        assert_eq!(program.lock().unwrap().stderr_tail(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_protocol_error_is_the_fault_s_sentence() {
+        let program = scripted(&[r#"{"id":#,"done":true}"#, "oops"]);
+        let mut backend = factory(Arc::clone(&program))(&scenario(), FenceCheck::PerKey);
+        assert_eq!(backend.locks.acquire("file-lock", "client-1"), None);
+        assert_eq!(
+            fault(&backend).as_deref(),
+            Some(
+                "the program replied 'oops', which is not JSON (print debugging output on stderr, \
+                 never on stdout) at request 2 (acquire(file-lock, client-1)); it wrote nothing \
+                 on stderr"
+            )
+        );
+        assert_eq!(backend.locks.holder("file-lock"), None);
+        assert_eq!(calls(&program), 2);
     }
 }
