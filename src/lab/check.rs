@@ -321,3 +321,321 @@ pub fn json(report: &Report) -> Value {
         })).collect::<Vec<_>>(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::script::double::{Mistake, Student};
+    use crate::lab::script::Step;
+
+    fn outcome(id: &str, failure: Option<Failure>) -> Outcome {
+        Outcome {
+            id: id.into(),
+            words: format!("the rule {id}"),
+            scope: "3 steps".into(),
+            failure,
+        }
+    }
+
+    fn report(outcomes: Vec<Outcome>) -> Report {
+        Report {
+            target: "my-lab".into(),
+            language: "python 3.12".into(),
+            outcomes,
+            calls: 1234,
+            seconds: 0.46,
+        }
+    }
+
+    fn a_failure() -> Failure {
+        Failure {
+            transcript: vec![
+                "t=0.0    read(file) -> null".into(),
+                "t=1.0    x, but y".into(),
+            ],
+            replay: "fencing-lab check my-lab --only b".into(),
+            chaos_seed: None,
+            played: Vec::new(),
+            lease_seconds: 10.0,
+            first_token: 1,
+        }
+    }
+
+    #[test]
+    fn the_report_counts_what_passed_and_finds_the_first_failure() {
+        let all_pass = report(vec![outcome("a", None), outcome("b", None)]);
+        assert_eq!(all_pass.passed(), 2);
+        assert!(all_pass.all_passed());
+        assert!(all_pass.first_failure().is_none());
+        let one_fails = report(vec![
+            outcome("a", None),
+            outcome("b", Some(a_failure())),
+            outcome("c", Some(a_failure())),
+        ]);
+        assert_eq!(one_fails.passed(), 1);
+        assert!(!one_fails.all_passed());
+        assert_eq!(one_fails.first_failure().map(|o| o.id.as_str()), Some("b"));
+    }
+
+    #[test]
+    fn the_report_reads_as_a_test_runner_prints_it() {
+        let r = report(vec![outcome("a", None), outcome("b", Some(a_failure()))]);
+        assert_eq!(
+            text(&r),
+            "fencing-lab check my-lab (python 3.12)\n\
+             ✓ a  (3 steps)\n\
+             ✗ b  (3 steps)\n\
+             \x20   rule: the rule b\n\
+             \x20   t=0.0    read(file) -> null\n\
+             \x20   t=1.0    x, but y\n\
+             \x20   replay: fencing-lab check my-lab --only b\n\
+             1 of 2 checks passed; 1234 calls in 0.5 s\n"
+        );
+        assert_eq!(
+            json(&r),
+            json!({
+                "target": "my-lab",
+                "language": "python 3.12",
+                "passed": 1,
+                "total": 2,
+                "calls": 1234,
+                "seconds": 0.46,
+                "checks": [
+                    {"id": "a", "rule": "the rule a", "scope": "3 steps", "passed": true,
+                     "transcript": null, "replay": null},
+                    {"id": "b", "rule": "the rule b", "scope": "3 steps", "passed": false,
+                     "transcript": ["t=0.0    read(file) -> null", "t=1.0    x, but y"],
+                     "replay": "fencing-lab check my-lab --only b"},
+                ],
+            })
+        );
+    }
+
+    #[test]
+    fn a_failure_keeps_the_minimal_case_and_its_settings() {
+        let script = Script {
+            lease_seconds: Some(2.5),
+            first_token: Some(7),
+            steps: vec![
+                Step::Acquire {
+                    name: "file",
+                    client: "client-1",
+                },
+                Step::Acquire {
+                    name: "log",
+                    client: "client-2",
+                },
+            ],
+            judge_expiry: true,
+        };
+        let mismatch = play(&script, &mut Student::new(Mistake::CounterPerLock), &mut 0)
+            .unwrap()
+            .expect("a counter per lock hands out 7 twice");
+        let f = failure(&mismatch, &script, "replay it".into());
+        assert_eq!(f.transcript, mismatch.lines());
+        assert_eq!(f.played, mismatch.transcript);
+        assert_eq!(f.replay, "replay it");
+        assert_eq!(
+            (f.lease_seconds, f.first_token, f.chaos_seed),
+            (2.5, 7, None)
+        );
+        let defaults = Script {
+            lease_seconds: None,
+            first_token: None,
+            ..script.clone()
+        };
+        let f = failure(&mismatch, &defaults, String::new());
+        assert_eq!((f.lease_seconds, f.first_token), (10.0, 1));
+        assert_eq!(
+            shrunk_note("fencing-lab check .", &script),
+            "fencing-lab check .   (shrunk to 2 steps; lease 2.5 s, first token 7)"
+        );
+        let one = Script {
+            steps: vec![Step::Holder { name: "file" }],
+            ..defaults
+        };
+        assert_eq!(
+            shrunk_note("fencing-lab check .", &one),
+            "fencing-lab check .   (shrunk to 1 step; lease 10 s, first token 1)"
+        );
+    }
+}
+
+/// `run` on a real program: the Python solution of the lab's tests, whose every request also
+/// goes through `tee` into a log, an independent count of the calls.
+#[cfg(test)]
+mod run_tests {
+    use std::path::{Path, PathBuf};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::lab::explore::Bounds;
+
+    fn lab(path: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/lab")
+            .join(path)
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("fencing-lab-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// The Python solution in `dir`, its requests logged to `log`.
+    fn logged(dir: &Path, log: &Path) -> Target {
+        Target::Command(vec![
+            "sh".into(),
+            "-c".into(),
+            format!(
+                "tee '{}' | python3 '{}'",
+                log.display(),
+                dir.join("adapter.py").display()
+            ),
+        ])
+    }
+
+    fn small(only: Option<&str>) -> Plan {
+        Plan {
+            bounds: Bounds {
+                random_scripts: 3,
+                random_steps: 8,
+                exhaustive_length: 1,
+                seed: 1,
+            },
+            chaos_seeds: 2,
+            only: only.map(str::to_owned),
+        }
+    }
+
+    fn run_on(target: &Target, plan: &Plan) -> Result<Report, ProtocolError> {
+        run(target, target.start(Duration::from_secs(5))?, plan)
+    }
+
+    #[test]
+    fn a_correct_program_passes_every_check_and_every_call_is_counted_once() {
+        let dir = scratch("run-correct");
+        let log = dir.join("requests.log");
+        let target = logged(&lab("correct/python"), &log);
+        let report = run_on(&target, &small(None)).unwrap();
+        let ids: Vec<&str> = report.outcomes.iter().map(|o| o.id.as_str()).collect();
+        let rules: Vec<&str> = rules::all().iter().map(|r| r.id).collect();
+        assert_eq!(ids[..16], rules[..]);
+        assert_eq!(ids[16..], ["random", "exhaustive", "chaos"]);
+        assert!(report.all_passed(), "{}", text(&report));
+        assert!(report.language.starts_with("python"), "{}", report.language);
+        assert_eq!(report.target, target.describe());
+        let random = &report.outcomes[16];
+        assert_eq!(random.scope, "3 scripts of 8 steps, seed 1");
+        assert_eq!(report.outcomes[17].scope, "8 scripts");
+        assert!(report.outcomes[17]
+            .words
+            .starts_with("Every script of 1 calls over 8 calls"));
+        assert_eq!(report.outcomes[18].scope, "2 seeds of 60.0 s");
+        // Every request but the greeting. `tee` may still be writing the last one to its log.
+        let logged = || std::fs::read_to_string(&log).unwrap().lines().count() as u64;
+        let deadline = std::time::Instant::now() + Duration::from_secs(3);
+        while logged() != report.calls + 1 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(report.calls, logged() - 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn only_runs_the_rule_it_names_and_refuses_a_name_that_is_no_rule() {
+        let target = Target::Command(vec![
+            "python3".into(),
+            lab("correct/python/adapter.py").display().to_string(),
+        ]);
+        let report = run_on(&target, &small(Some("per-key"))).unwrap();
+        let ids: Vec<&str> = report.outcomes.iter().map(|o| o.id.as_str()).collect();
+        assert_eq!(ids, ["per-key"]);
+        assert_eq!(report.outcomes[0].scope, "7 steps");
+        let error = run_on(&target, &small(Some("per\u{1b}key"))).unwrap_err();
+        assert_eq!(
+            error.sentence,
+            "--only per\\u{1b}key names no rule; the rules are defaults, expiry-boundary, \
+             one-counter, refused-acquire-no-token, holder-acquire-none, renew-keeps-token, \
+             renew-extends-from-now, expired-no-renew, expired-no-release, late-release, \
+             write-equal-token, write-stale-rejected, rejected-changes-nothing, per-key, holder, \
+             clock-only"
+        );
+    }
+
+    /// A storage that checks nothing corrupts data in the chaos test, at the first seed that
+    /// shows it, with the write that did it.
+    #[test]
+    fn a_storage_that_checks_nothing_fails_the_chaos_test_at_its_first_seed() {
+        let dir = scratch("run-unchecked");
+        for file in ["adapter.py", "not_implemented.py"] {
+            std::fs::copy(lab("correct/python").join(file), dir.join(file)).unwrap();
+        }
+        let service = std::fs::read_to_string(lab("correct/python/lock_service.py")).unwrap();
+        let unchecked = service.replace("token < entry[1]", "False");
+        assert_ne!(unchecked, service);
+        std::fs::write(dir.join("lock_service.py"), unchecked).unwrap();
+        let target = Target::Command(vec![
+            "python3".into(),
+            dir.join("adapter.py").display().to_string(),
+        ]);
+        let plan = Plan {
+            chaos_seeds: 20,
+            only: None,
+            ..small(None)
+        };
+        let report = run_on(&target, &plan).unwrap();
+        let chaos = report.outcomes.iter().find(|o| o.id == "chaos").unwrap();
+        let failure = chaos.failure.as_ref().expect("chaos fails");
+        let seed = failure.chaos_seed.expect("a seed");
+        assert_eq!(
+            failure.replay,
+            format!(
+                "fencing-lab tui chaos --seed {seed} --impl {}",
+                target.describe()
+            )
+        );
+        assert_eq!(failure.transcript.len(), 1);
+        let line = &failure.transcript[0];
+        assert!(line.starts_with(&format!("seed {seed}: t=")), "{line}");
+        assert!(
+            line.contains(" writes to ")
+                && line.contains(": accepted, but the key had accepted token "),
+            "{line}"
+        );
+        assert_eq!((failure.lease_seconds, failure.first_token), (3.0, 1));
+        assert!(failure.played.is_empty());
+        // The seeds before it pass.
+        if seed > 1 {
+            let before = Plan {
+                chaos_seeds: seed - 1,
+                only: None,
+                ..small(None)
+            };
+            let report = run_on(&target, &before).unwrap();
+            let chaos = report.outcomes.iter().find(|o| o.id == "chaos").unwrap();
+            assert!(chaos.failure.is_none());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A fresh starter fails every check, the chaos test with the method still to write.
+    #[test]
+    fn a_fresh_starter_fails_the_chaos_test_with_the_method_to_write() {
+        let dir = scratch("run-starter");
+        crate::lab::starter::init("python", &dir).unwrap();
+        let target = Target::Folder(dir.clone());
+        let report = run_on(&target, &small(None)).unwrap();
+        assert_eq!(report.passed(), 0, "{}", text(&report));
+        let chaos = report.outcomes.iter().find(|o| o.id == "chaos").unwrap();
+        let failure = chaos.failure.as_ref().expect("chaos fails");
+        assert_eq!(failure.chaos_seed, Some(1));
+        assert_eq!(
+            failure.transcript,
+            ["seed 1: LockService.acquire is not implemented yet"]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -77,7 +77,8 @@ mod imp {
     pub fn unpinned(_command: &mut std::process::Command) {}
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests {
     use std::process::Command;
 
@@ -107,5 +108,27 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+
+    /// Threads that each drive a program take turns over the CPUs, so the tests' programs
+    /// spread over the machine.
+    #[test]
+    fn successive_pins_take_turns_over_every_cpu() {
+        let before = allowed_of(Command::new("sh"));
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cpus < 2 {
+            return;
+        }
+        let used: std::collections::BTreeSet<String> = std::thread::spawn(move || {
+            (0..4 * cpus)
+                .map(|_| {
+                    super::pin_this_thread();
+                    allowed_of(Command::new("sh"))
+                })
+                .collect()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(used.len(), cpus, "{used:?}, of {before}");
     }
 }

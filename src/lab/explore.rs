@@ -35,8 +35,9 @@ impl Default for Bounds {
 fn random_step(rng: &mut StdRng, lease: f64) -> Step {
     let name = NAMES[rng.random_range(0..NAMES.len())];
     let client = CLIENTS[rng.random_range(0..CLIENTS.len())];
+    // Half the writes send the latest token (0 and 3), a quarter the previous one, a quarter
+    // a small number.
     let token = match rng.random_range(0..4) {
-        0 => TokenOf::Latest,
         1 => TokenOf::Previous,
         2 => TokenOf::Exactly(rng.random_range(0..4)),
         _ => TokenOf::Latest,
@@ -208,4 +209,196 @@ pub fn exhaustive(
         }
     }
     Ok((count, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::script::double::{Mistake, Student};
+
+    /// Seed 1's random scripts use every kind of call, every token choice, every clock step and
+    /// every setting, so the random check can reach every rule.
+    #[test]
+    fn random_scripts_use_the_whole_alphabet() {
+        let mut rng = StdRng::seed_from_u64(1);
+        let scripts: Vec<Script> = (0..200).map(|_| random_script(&mut rng, 24)).collect();
+        let seen = |want: &dyn Fn(&Script, &Step) -> bool| {
+            scripts
+                .iter()
+                .any(|s| s.steps.iter().any(|step| want(s, step)))
+        };
+        let leases: std::collections::BTreeSet<String> = scripts
+            .iter()
+            .map(|s| format!("{:?}", s.lease_seconds))
+            .collect();
+        assert_eq!(
+            leases,
+            ["Some(0.5)", "Some(10.0)", "Some(2.5)", "Some(3.0)"]
+                .map(str::to_owned)
+                .into()
+        );
+        for first in [1, 7, 100] {
+            assert!(scripts.iter().any(|s| s.first_token == Some(first)));
+        }
+        assert!(scripts
+            .iter()
+            .all(|s| s.steps.len() == 24 && s.judge_expiry));
+        for by in [0.001, 0.5, 1.0] {
+            assert!(seen(&|_, step| *step == Step::Advance(by)), "Advance({by})");
+        }
+        for lease in [0.5, 2.5, 3.0, 10.0] {
+            let of = |s: &Script| s.lease_seconds == Some(lease);
+            assert!(seen(&|s, step| of(s) && *step == Step::Advance(lease)));
+            assert!(seen(&|s, step| of(s) && *step == Step::Advance(lease / 2.0)));
+        }
+        for offset in [-0.001, 0.0, 0.001] {
+            assert!(seen(&|_, step| *step == Step::ToExpiry { offset }));
+        }
+        let kinds: std::collections::BTreeSet<&str> = scripts
+            .iter()
+            .flat_map(|s| &s.steps)
+            .map(|step| match step {
+                Step::Advance(_) => "advance",
+                Step::ToExpiry { .. } => "to-expiry",
+                Step::Acquire { .. } => "acquire",
+                Step::Renew { .. } => "renew",
+                Step::Release { .. } => "release",
+                Step::Holder { .. } => "holder",
+                Step::Write { .. } => "write",
+                Step::Read { .. } => "read",
+                Step::Highest { .. } => "highest",
+            })
+            .collect();
+        assert_eq!(kinds.len(), 9, "{kinds:?}");
+        let write_token = |t: TokenOf| move |_: &Script, step: &Step| matches!(step, Step::Write { token, .. } if *token == t);
+        assert!(seen(&write_token(TokenOf::Latest)));
+        assert!(seen(&write_token(TokenOf::Previous)));
+        for t in 0..4 {
+            assert!(seen(&write_token(TokenOf::Exactly(t))));
+        }
+        let release_token = |t: TokenOf| move |_: &Script, step: &Step| matches!(step, Step::Release { token, .. } if *token == t);
+        assert!(seen(&release_token(TokenOf::Own)));
+        assert!(seen(&release_token(TokenOf::Holders)));
+        // Half the writes send the latest token.
+        let writes: Vec<TokenOf> = scripts
+            .iter()
+            .flat_map(|s| &s.steps)
+            .filter_map(|step| match step {
+                Step::Write { token, .. } => Some(*token),
+                _ => None,
+            })
+            .collect();
+        let latest = writes.iter().filter(|t| **t == TokenOf::Latest).count();
+        let share = latest as f64 / writes.len() as f64;
+        assert!((0.45..0.55).contains(&share), "{share}");
+    }
+
+    fn is_one_minimal(script: &Script, mistake: Mistake) -> bool {
+        (0..script.steps.len()).all(|i| {
+            let mut fewer = script.clone();
+            fewer.steps.remove(i);
+            play(&fewer, &mut Student::new(mistake), &mut 0)
+                .unwrap()
+                .is_none()
+        })
+    }
+
+    #[test]
+    fn a_random_failure_is_shrunk_to_a_one_minimal_script_that_ends_at_its_failure() {
+        let mut correct = Student::new(Mistake::Correct);
+        let mut calls = 0;
+        assert!(random(&mut correct, Bounds::default(), &mut calls)
+            .unwrap()
+            .is_none());
+        // Every script was played in full: `new` and 24 steps, some skipped.
+        assert!(calls > 200 * 12 && calls <= 200 * 25, "{calls}");
+        assert_eq!(calls, correct.calls);
+        for mistake in Mistake::ALL_WRONG {
+            if mistake == Mistake::DefaultLease30 {
+                // Random scripts always name a lease: only the `defaults` rule sees this one.
+                continue;
+            }
+            let mut student = Student::new(mistake);
+            let (script, mismatch) = random(&mut student, Bounds::default(), &mut 0)
+                .unwrap()
+                .unwrap_or_else(|| panic!("{mistake:?} passes the random check"));
+            assert!(is_one_minimal(&script, mistake), "{mistake:?}: {script:?}");
+            assert_eq!(mismatch.steps_played, script.steps.len(), "{mistake:?}");
+            assert!(script.steps.len() <= 6, "{mistake:?}: {script:?}");
+            // The mismatch is the shrunk script's own.
+            assert_eq!(
+                play(&script, &mut Student::new(mistake), &mut 0).unwrap(),
+                Some(mismatch)
+            );
+        }
+    }
+
+    #[test]
+    fn shrinking_halves_its_chunks_before_it_tries_single_steps() {
+        // A 24-step script whose failure needs only 2 steps: halving finds them in far fewer
+        // plays than removing one step at a time.
+        let mut steps = vec![Step::Holder { name: "log" }; 24];
+        steps[5] = Step::Write {
+            key: "file",
+            value: "a",
+            token: TokenOf::Exactly(3),
+        };
+        steps[17] = Step::Write {
+            key: "file",
+            value: "b",
+            token: TokenOf::Exactly(3),
+        };
+        let script = Script {
+            lease_seconds: Some(10.0),
+            first_token: Some(1),
+            steps,
+            judge_expiry: true,
+        };
+        let mut student = Student::new(Mistake::WriteStrict);
+        let (shrunk, _) = shrink(script, &mut student, &mut 0).unwrap();
+        assert_eq!(shrunk.steps.len(), 2);
+        // 131 calls here; removing one step at a time from the start takes 226.
+        assert!(student.calls < 160, "{} calls", student.calls);
+    }
+
+    #[test]
+    fn every_short_script_is_tried_in_order_until_one_fails() {
+        let mut calls = 0;
+        let mut correct = Student::new(Mistake::Correct);
+        assert_eq!(exhaustive(&mut correct, 2, &mut calls).unwrap(), (64, None));
+        assert_eq!(exhaustive(&mut correct, 0, &mut calls).unwrap(), (1, None));
+        assert_eq!(calls, correct.calls);
+        // The first script in counting order (the first letter varying fastest) with two
+        // writes of the latest token after a grant: acquire, write, write is number 288.
+        let mut strict = Student::new(Mistake::WriteStrict);
+        let (tried, found) = exhaustive(&mut strict, 3, &mut 0).unwrap();
+        let (script, mismatch) = found.expect("a strict storage fails");
+        assert_eq!(tried, 289);
+        let letters = alphabet();
+        assert_eq!(
+            script.steps,
+            [letters[0].clone(), letters[4].clone(), letters[4].clone()],
+            "{script:?}"
+        );
+        assert_eq!(mismatch.steps_played, 3);
+        assert_eq!(
+            mismatch.lines().last().unwrap(),
+            "t=0.0    write(file, \"a\", 1) -> refused (\"token 1 is stale\"), but the seed accepts it"
+        );
+    }
+
+    #[test]
+    fn the_alphabet_straddles_each_boundary() {
+        let letters = alphabet();
+        assert_eq!(letters.len(), 8);
+        assert!(letters.contains(&Step::ToExpiry { offset: -0.001 }));
+        assert!(letters.contains(&Step::ToExpiry { offset: 0.0 }));
+        assert_eq!(
+            letters
+                .iter()
+                .filter(|s| matches!(s, Step::Write { .. }))
+                .count(),
+            2
+        );
+    }
 }

@@ -322,3 +322,77 @@ pub fn all() -> Vec<Rule> {
         },
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::script::double::{Mistake, Student};
+    use crate::lab::script::play;
+
+    fn failing(mistake: Mistake) -> Vec<&'static str> {
+        let mut calls = 0;
+        all()
+            .into_iter()
+            .filter(|rule| {
+                play(&rule.script, &mut Student::new(mistake), &mut calls)
+                    .unwrap()
+                    .is_some()
+            })
+            .map(|rule| rule.id)
+            .collect()
+    }
+
+    #[test]
+    fn the_rules_are_the_seeds_in_its_order() {
+        let ids: Vec<&str> = all().iter().map(|r| r.id).collect();
+        assert_eq!(
+            ids,
+            [
+                "defaults",
+                "expiry-boundary",
+                "one-counter",
+                "refused-acquire-no-token",
+                "holder-acquire-none",
+                "renew-keeps-token",
+                "renew-extends-from-now",
+                "expired-no-renew",
+                "expired-no-release",
+                "late-release",
+                "write-equal-token",
+                "write-stale-rejected",
+                "rejected-changes-nothing",
+                "per-key",
+                "holder",
+                "clock-only",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_correct_implementation_passes_every_rule() {
+        assert_eq!(failing(Mistake::Correct), Vec::<&str>::new());
+    }
+
+    /// Each mistake is caught by the rule about it, and a rule about tokens is not also failed
+    /// by a wrong expiry (`judge_expiry` off).
+    #[test]
+    fn each_mistake_fails_the_rule_it_breaks() {
+        for mistake in Mistake::ALL_WRONG {
+            let failed = failing(mistake);
+            assert!(
+                failed.contains(&mistake.breaks()),
+                "{mistake:?} should fail {}, failed {failed:?}",
+                mistake.breaks()
+            );
+        }
+        let renewing_from_the_old_expiry = failing(Mistake::RenewFromOldExpiry);
+        assert!(!renewing_from_the_old_expiry.contains(&"renew-keeps-token"));
+        assert_eq!(failing(Mistake::DefaultLease30), ["defaults"]);
+        assert_eq!(failing(Mistake::WriteStrict), ["write-equal-token"]);
+        assert_eq!(
+            failing(Mistake::GlobalHighest),
+            ["per-key"],
+            "only the per-key rule writes to two keys"
+        );
+    }
+}

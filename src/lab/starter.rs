@@ -113,3 +113,80 @@ pub fn init(language: &str, dir: &Path) -> Result<Vec<String>, String> {
     }
     Ok(written)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("fencing-lab-init-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn init_writes_each_languages_starter_under_each_of_its_names() {
+        let cases: [(&str, Files); 7] = [
+            ("js", JS),
+            ("javascript", JS),
+            ("ts", JS),
+            ("typescript", JS),
+            ("python", PYTHON),
+            ("py", PYTHON),
+            ("rs", RUST),
+        ];
+        for (language, files) in cases {
+            let dir = scratch(language);
+            let written = init(language, &dir).unwrap();
+            let shown = dir.display().to_string();
+            let expected: Vec<String> = files
+                .iter()
+                .map(|(name, _)| format!("{shown}/{name}"))
+                .collect();
+            assert_eq!(written, expected, "{language}");
+            for (name, contents) in files {
+                assert_eq!(
+                    std::fs::read_to_string(dir.join(name)).unwrap(),
+                    *contents,
+                    "{language}: {name}"
+                );
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        // Each language's own files.
+        for (language, edited) in LANGUAGES {
+            let files = files(language).unwrap();
+            assert!(files.iter().any(|(name, _)| *name == edited), "{language}");
+        }
+        assert!(RUST.iter().any(|(name, _)| *name == "src/bin/adapter.rs"));
+        assert!(PYTHON.iter().any(|(name, _)| *name == "adapter.py"));
+        assert!(JS.iter().any(|(name, _)| *name == "adapter.mjs"));
+    }
+
+    #[test]
+    fn init_never_overwrites_and_names_what_is_wrong() {
+        assert_eq!(
+            init("cobol", Path::new("x")).unwrap_err(),
+            "'cobol' is not a lab language; use js (also for TypeScript), python or rust"
+        );
+        // An empty folder that exists is fine.
+        let dir = scratch("existing");
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(init("python", &dir).unwrap().len(), PYTHON.len());
+        let shown = dir.display().to_string();
+        assert_eq!(
+            init("python", &dir).unwrap_err(),
+            format!(
+                "{shown}/lock_service.py already exists; lab init never overwrites a file, so \
+                 pick an empty folder"
+            )
+        );
+        let file = dir.join("lock_service.py");
+        assert_eq!(
+            init("js", &file).unwrap_err(),
+            format!("{shown}/lock_service.py exists and is not a folder")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
