@@ -73,3 +73,105 @@ pub fn tell<'a>(lesson: &Lesson, run: RunView<'a>, until: Ms) -> Vec<(Ms, Line<'
     lines.extend(events[next..].iter().map(|e| (e.t, Line::Event(e))));
     lines
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::sim::{EventKind, Scenario, Session, Setup};
+
+    fn gc_pause() -> Session {
+        let scenario = Arc::new(Scenario::built_in("gc-pause").expect("built in"));
+        let end = scenario.end;
+        Session::played_to(Setup::new(scenario), end)
+    }
+
+    fn kind(line: &Line) -> &'static str {
+        match line {
+            Line::Caption(_) => "caption",
+            Line::Question { .. } => "question",
+            Line::Event(e) if matches!(e.kind, EventKind::Write { .. }) => "write",
+            Line::Event(_) => "event",
+            Line::Answer { .. } => "answer",
+        }
+    }
+
+    #[test]
+    fn the_story_tells_every_event_once_in_time_order_with_every_beats_caption() {
+        let session = gc_pause();
+        let lesson = Lesson::of(&session);
+        let story = tell(&lesson, RunView::of(&session), session.now());
+        assert!(story.windows(2).all(|w| w[0].0 <= w[1].0), "time order");
+        let told: Vec<*const Event> = story
+            .iter()
+            .filter_map(|(_, l)| match l {
+                Line::Event(e) => Some(*e as *const Event),
+                _ => None,
+            })
+            .collect();
+        let events: Vec<*const Event> = session
+            .world()
+            .events()
+            .iter()
+            .map(|e| e as *const Event)
+            .collect();
+        assert_eq!(told, events, "every event, once, in order");
+        let beats = &session.setup().scenario.beats;
+        let captions: Vec<Ms> = story
+            .iter()
+            .filter(|(_, l)| matches!(l, Line::Caption(_)))
+            .map(|(t, _)| *t)
+            .collect();
+        assert_eq!(captions, beats.iter().map(|b| b.at).collect::<Vec<_>>());
+    }
+
+    /// At a beat that asks, the question comes before the write it asks about and the answer
+    /// after it; at any other beat the caption comes before what happens at its instant.
+    #[test]
+    fn the_question_comes_before_its_write_and_the_answer_after() {
+        let session = gc_pause();
+        let lesson = Lesson::of(&session);
+        let story = tell(&lesson, RunView::of(&session), session.now());
+        let at = |t: Ms| -> Vec<&'static str> {
+            story
+                .iter()
+                .filter(|(at, _)| *at == t)
+                .map(|(_, l)| kind(l))
+                .collect()
+        };
+        assert_eq!(at(16_500), ["question", "write", "answer", "caption"]);
+        assert_eq!(at(12_000), ["caption", "write"]);
+        let question = story
+            .iter()
+            .find_map(|(_, l)| match l {
+                Line::Question { beat, text } => Some((*beat, text.clone())),
+                _ => None,
+            })
+            .expect("gc-pause asks");
+        assert_eq!(
+            question,
+            (
+                7,
+                "Will the storage accept client 1's write with token 1?".to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn the_story_stops_at_its_moment_and_tells_what_happened_at_it() {
+        let session = gc_pause();
+        let lesson = Lesson::of(&session);
+        let story = tell(&lesson, RunView::of(&session), 16_500);
+        assert_eq!(story.last().map(|(t, _)| *t), Some(16_500));
+        assert!(story.iter().any(|(_, l)| kind(l) == "answer"));
+        let before = tell(&lesson, RunView::of(&session), 16_499);
+        assert!(before.iter().all(|(t, _)| *t <= 16_000));
+        assert!(!before.iter().any(|(_, l)| kind(l) == "question"));
+        assert_eq!(
+            before.len() + 4,
+            story.len(),
+            "the question, the write, the answer and the caption at 16.5 s"
+        );
+    }
+}
