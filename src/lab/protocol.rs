@@ -1001,7 +1001,7 @@ mod tests {
         r#"read l; echo '{"id":0,"hello":"fencing-lab-adapter","language":"sh"}'; "#;
 
     /// Long enough for any answer on a busy machine; only a broken test waits for it.
-    const PATIENT: Duration = Duration::from_secs(5);
+    const PATIENT: Duration = Duration::from_secs(30);
 
     fn acquire() -> Request {
         Request::Acquire {
@@ -1175,6 +1175,9 @@ mod tests {
 
     #[test]
     fn the_python_adapter_understands_every_request() {
+        if !crate::lab::script::double::python3() {
+            return;
+        }
         let mut command = Command::new("python3");
         command.arg(concat!(
             env!("CARGO_MANIFEST_DIR"),

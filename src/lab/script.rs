@@ -753,6 +753,23 @@ pub(crate) mod double {
         }
     }
 
+    /// Whether `python3` runs here, for the tests that drive the lab's Python solution: a
+    /// loud skip when it does not, and an error in CI, where `.ci/run` checks for it.
+    pub fn python3() -> bool {
+        let present = std::process::Command::new("python3")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !present {
+            assert!(
+                std::env::var_os("FENCING_LAB_CI").is_none(),
+                "python3 is missing, and .ci/run should have found it"
+            );
+            eprintln!("SKIPPED: python3 is not installed; run .ci/run, which checks for it");
+        }
+        present
+    }
+
     impl Subject for Student {
         fn call(&mut self, request: &Request) -> Result<Reply, ProtocolError> {
             self.calls += 1;
@@ -958,6 +975,50 @@ mod tests {
         assert_eq!(
             resolve(&Step::Highest { key: "log" }, 0.0, &none, &holders),
             Some(Request::HighestToken { key: "log".into() })
+        );
+    }
+
+    /// A renew updates its lease in place: the token before the latest is still the previous
+    /// grant's, not the renewed lease's own again.
+    #[test]
+    fn a_renewed_lease_is_one_grant_not_two() {
+        struct Recorder(Student, Vec<Request>);
+        impl Subject for Recorder {
+            fn call(&mut self, request: &Request) -> Result<Reply, ProtocolError> {
+                self.1.push(request.clone());
+                self.0.call(request)
+            }
+        }
+        let script = script(vec![
+            acquire("file", "client-1"),
+            Step::Advance(10.0),
+            acquire("file", "client-2"),
+            Step::Renew {
+                name: "file",
+                client: "client-2",
+                token: TokenOf::Own,
+            },
+            Step::Write {
+                key: "file",
+                value: "a",
+                token: TokenOf::Previous,
+            },
+            Step::ToExpiry { offset: 0.0 },
+        ]);
+        let mut recorder = Recorder(Student::new(Mistake::Correct), Vec::new());
+        assert_eq!(play(&script, &mut recorder, &mut 0).unwrap(), None);
+        let sent: Vec<String> = recorder.1.iter().map(Request::call).collect();
+        assert_eq!(
+            sent,
+            [
+                "new LockService(clock, 10.0, 1)",
+                "acquire(file, client-1)",
+                "clock = 10.0",
+                "acquire(file, client-2)",
+                "renew(file, client-2, 2)",
+                "write(file, \"a\", 1)",
+                "clock = 20.0",
+            ]
         );
     }
 
