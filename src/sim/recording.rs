@@ -289,3 +289,45 @@ fn temporary_beside(path: &Path) -> PathBuf {
         .unwrap_or_else(|| "recording".into());
     folder_of(path).join(format!(".{name}.{}.tmp", std::process::id()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where a recording may go is checked before the session, each refusal in its own words.
+    #[cfg(unix)]
+    #[test]
+    fn a_save_path_must_be_a_regular_file_in_a_folder_that_exists() {
+        let dir = std::env::temp_dir().join(format!("fencing-lab-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let shown = dir.display().to_string();
+        let error = |path: &Path| SavePath::check(path).unwrap_err();
+        assert_eq!(
+            error(&dir),
+            format!("cannot record to {shown}: it is a folder")
+        );
+        assert_eq!(
+            error(Path::new("/dev/null")),
+            "cannot record to /dev/null: it is not a regular file (a device or a link?)"
+        );
+        let file = dir.join("old.json");
+        std::fs::write(&file, "{}").unwrap();
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        assert_eq!(
+            error(&link),
+            format!("cannot record to {shown}/link.json: it is not a regular file (a device or a link?)")
+        );
+        assert_eq!(
+            error(&dir.join("missing/new.json")),
+            format!("cannot record to {shown}/missing/new.json: the folder {shown}/missing does not exist")
+        );
+        // An existing file is replaced, and a new one may be made.
+        assert_eq!(SavePath::check(&file).unwrap().path(), file);
+        let new = dir.join("new.json");
+        assert_eq!(SavePath::check(&new).unwrap().path(), new);
+        assert!(!new.exists(), "the check leaves nothing behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
