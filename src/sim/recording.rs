@@ -330,4 +330,68 @@ mod tests {
         assert!(!new.exists(), "the check leaves nothing behind");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// A save replaces the file whole; a failed one leaves the old file and no temporary.
+    #[test]
+    fn a_save_writes_the_whole_recording_or_nothing() {
+        let dir = std::env::temp_dir().join(format!("fencing-lab-saves-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let scenario = Arc::new(Scenario::built_in("gc-pause").unwrap());
+        let session = Session::played_to(crate::sim::Setup::new(scenario).seed(7), 12_000);
+        let path = dir.join("lesson.json");
+        let save = SavePath::check(&path).unwrap();
+        save.save(&session).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, format!("{}\n", to_json(&session)));
+        assert_eq!(load(&path).unwrap().setup.seed, 7);
+        save.save_json("{}").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
+        let error = save
+            .save_with("{\"a\": 1}", |file, bytes| {
+                file.write_all(&bytes[..3])?;
+                Err(std::io::Error::other("No space left on device"))
+            })
+            .unwrap_err();
+        assert_eq!(
+            error,
+            format!(
+                "could not save the recording to {}/lesson.json (No space left on device); any \
+                 earlier file there is unchanged",
+                dir.display()
+            )
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["lesson.json"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_bare_file_name_is_saved_in_the_current_folder_beside_its_temporary() {
+        assert_eq!(folder_of(Path::new("new.json")), PathBuf::from("."));
+        assert_eq!(
+            folder_of(Path::new("/tmp/a/new.json")),
+            PathBuf::from("/tmp/a")
+        );
+        let pid = std::process::id();
+        assert_eq!(
+            temporary_beside(Path::new("/tmp/a/new.json")),
+            PathBuf::from(format!("/tmp/a/.new.json.{pid}.tmp"))
+        );
+        assert_eq!(
+            temporary_beside(Path::new("/")),
+            PathBuf::from(format!("./.recording.{pid}.tmp"))
+        );
+        // The tests run in the crate's folder, which takes a new file.
+        let bare = format!("fencing-lab-bare-{pid}.json");
+        assert_eq!(
+            SavePath::check(Path::new(&bare)).unwrap().path(),
+            Path::new(&bare)
+        );
+        assert!(!Path::new(&format!(".{bare}.{pid}.tmp")).exists());
+    }
 }
