@@ -601,3 +601,55 @@ value = "second"
          accepted."
     );
 }
+
+/// A caption says a client is frozen or down only of that client, and another client's crash,
+/// wake or restart does not change what is true of it.
+#[test]
+fn frozen_and_down_are_said_only_of_the_client_they_are_true_of() {
+    let caption_at = |beats: &str, t: Ms| {
+        let text =
+            format!("title = \"others\"\nlease = 2.0\nlock = \"file-lock\"\nend = 6.0\n{beats}");
+        let scenario = Arc::new(Scenario::parse("others", "others.toml", &text).unwrap());
+        let setup = Setup::new(scenario);
+        let lesson = Lesson::of(&Session::new(setup.clone()));
+        let session = Session::played_to(setup, t);
+        lesson.caption(RunView::of(&session), t).text
+    };
+    let beat = |at: f64, client: u8, action: &str| {
+        format!("[[beat]]\nat = {at:?}\ncaption = \"A beat.\"\nclient = {client}\n{action}\n")
+    };
+    // Client 1 frozen, client 3 down: client 2's lease just runs out.
+    let others = [
+        beat(0.0, 3, "do = \"crash\"\nseconds = 20.0"),
+        beat(0.5, 1, "do = \"pause\"\nseconds = 20.0"),
+        beat(1.0, 2, "do = \"acquire\""),
+    ]
+    .concat();
+    assert_eq!(
+        caption_at(&others, 3_000),
+        "Client 2's lease with token 1 runs out: file-lock is free."
+    );
+    // Client 1 frozen, then client 3 crashes: client 1 is still frozen.
+    let frozen = [
+        beat(0.0, 1, "do = \"acquire\""),
+        beat(0.5, 1, "do = \"pause\"\nseconds = 20.0"),
+        beat(1.0, 3, "do = \"crash\"\nseconds = 20.0"),
+    ]
+    .concat();
+    assert_eq!(
+        caption_at(&frozen, 2_000),
+        "Client 1's lease with token 1 runs out: file-lock is free. Client 1 is frozen and \
+         cannot know."
+    );
+    // Client 1 down, then client 3 crashes and restarts: client 1 is still down.
+    let down = [
+        beat(0.0, 1, "do = \"acquire\""),
+        beat(0.5, 1, "do = \"crash\"\nseconds = 20.0"),
+        beat(0.6, 3, "do = \"crash\"\nseconds = 0.5"),
+    ]
+    .concat();
+    assert_eq!(
+        caption_at(&down, 2_000),
+        "Client 1's lease with token 1 runs out: file-lock is free. Client 1 is down."
+    );
+}
