@@ -653,3 +653,30 @@ fn frozen_and_down_are_said_only_of_the_client_they_are_true_of() {
         "Client 1's lease with token 1 runs out: file-lock is free. Client 1 is down."
     );
 }
+
+/// Each variant's captions are checked against its own reference run, whatever order the
+/// variants are asked for: in gc-pause, only without fencing does client 1's late write land.
+#[test]
+fn each_variant_has_its_own_reference_run() {
+    use fencing_lab::sim::Variant;
+    let scenario = Arc::new(Scenario::built_in("gc-pause").unwrap());
+    let lesson = Lesson::of(&Session::new(Setup::new(scenario)));
+    for variant in [
+        Variant::Unfenced,
+        Variant::Strict,
+        Variant::Global,
+        Variant::Fenced,
+    ] {
+        let late_write = lesson
+            .reference(variant)
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::Write {
+                    client, verdict, ..
+                } if e.t == 16_500 && *client == ClientId::ALL[0] => Some(verdict.accepted),
+                _ => None,
+            })
+            .expect("client 1 writes at 16.5 s");
+        assert_eq!(late_write, variant == Variant::Unfenced, "{variant:?}");
+    }
+}
