@@ -477,13 +477,6 @@ mod run_tests {
             .join(path)
     }
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("fencing-lab-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     /// The Python solution in `dir`, its requests logged to `log`.
     fn logged(dir: &Path, log: &Path) -> Target {
         Target::Command(vec![
@@ -519,7 +512,8 @@ mod run_tests {
         if !crate::lab::script::double::python3() {
             return;
         }
-        let dir = scratch("run-correct");
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let log = dir.join("requests.log");
         let target = logged(&lab("correct/python"), &log);
         let report = run_on(&target, &small(None)).unwrap();
@@ -544,7 +538,6 @@ mod run_tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         assert_eq!(report.calls, logged() - 1);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -578,7 +571,8 @@ mod run_tests {
         if !crate::lab::script::double::python3() {
             return;
         }
-        let dir = scratch("run-unchecked");
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         for file in ["adapter.py", "not_implemented.py"] {
             std::fs::copy(lab("correct/python").join(file), dir.join(file)).unwrap();
         }
@@ -627,7 +621,6 @@ mod run_tests {
             let chaos = report.outcomes.iter().find(|o| o.id == "chaos").unwrap();
             assert!(chaos.failure.is_none());
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A fresh starter fails every check, the chaos test with the method still to write.
@@ -636,9 +629,10 @@ mod run_tests {
         if !crate::lab::script::double::python3() {
             return;
         }
-        let dir = scratch("run-starter");
-        crate::lab::starter::init("python", &dir).unwrap();
-        let target = Target::Folder(dir.clone());
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
+        crate::lab::starter::init("python", dir).unwrap();
+        let target = Target::Folder(dir.to_owned());
         let report = run_on(&target, &small(None)).unwrap();
         assert_eq!(report.passed(), 0, "{}", text(&report));
         let chaos = report.outcomes.iter().find(|o| o.id == "chaos").unwrap();
@@ -648,6 +642,5 @@ mod run_tests {
             failure.transcript,
             ["seed 1: LockService.acquire is not implemented yet"]
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -118,13 +118,6 @@ pub fn init(language: &str, dir: &Path) -> Result<Vec<String>, String> {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("fencing-lab-init-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
-
     #[test]
     fn init_writes_each_languages_starter_under_each_of_its_names() {
         let cases: [(&str, Files); 7] = [
@@ -137,7 +130,8 @@ mod tests {
             ("rs", RUST),
         ];
         for (language, files) in cases {
-            let dir = scratch(language);
+            let root = tempfile::tempdir().unwrap();
+            let dir = root.path().join(language);
             let written = init(language, &dir).unwrap();
             let shown = dir.display().to_string();
             let expected: Vec<String> = files
@@ -152,7 +146,6 @@ mod tests {
                     "{language}: {name}"
                 );
             }
-            std::fs::remove_dir_all(&dir).unwrap();
         }
         // Each language's own files.
         for (language, edited) in LANGUAGES {
@@ -171,12 +164,12 @@ mod tests {
             "'cobol' is not a lab language; use js (also for TypeScript), python or rust"
         );
         // An empty folder that exists is fine.
-        let dir = scratch("existing");
-        std::fs::create_dir_all(&dir).unwrap();
-        assert_eq!(init("python", &dir).unwrap().len(), PYTHON.len());
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path();
+        assert_eq!(init("python", dir).unwrap().len(), PYTHON.len());
         let shown = dir.display().to_string();
         assert_eq!(
-            init("python", &dir).unwrap_err(),
+            init("python", dir).unwrap_err(),
             format!(
                 "{shown}/lock_service.py already exists; lab init never overwrites a file, so \
                  pick an empty folder"
@@ -187,6 +180,5 @@ mod tests {
             init("js", &file).unwrap_err(),
             format!("{shown}/lock_service.py exists and is not a folder")
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -298,13 +298,12 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_save_path_must_be_a_regular_file_in_a_folder_that_exists() {
-        let dir = std::env::temp_dir().join(format!("fencing-lab-save-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path();
         let shown = dir.display().to_string();
         let error = |path: &Path| SavePath::check(path).unwrap_err();
         assert_eq!(
-            error(&dir),
+            error(dir),
             format!("cannot record to {shown}: it is a folder")
         );
         assert_eq!(
@@ -328,15 +327,13 @@ mod tests {
         let new = dir.join("new.json");
         assert_eq!(SavePath::check(&new).unwrap().path(), new);
         assert!(!new.exists(), "the check leaves nothing behind");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A save replaces the file whole; a failed one leaves the old file and no temporary.
     #[test]
     fn a_save_writes_the_whole_recording_or_nothing() {
-        let dir = std::env::temp_dir().join(format!("fencing-lab-saves-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path();
         let scenario = Arc::new(Scenario::built_in("gc-pause").unwrap());
         let session = Session::played_to(crate::sim::Setup::new(scenario).seed(7), 12_000);
         let path = dir.join("lesson.json");
@@ -362,12 +359,11 @@ mod tests {
             )
         );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
-        let names: Vec<_> = std::fs::read_dir(&dir)
+        let names: Vec<_> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["lesson.json"]);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
