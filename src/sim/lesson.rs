@@ -273,18 +273,15 @@ impl Lesson {
     /// The caption made from what happened at instant `at` (and, for `beat`, what became of its
     /// action), as of `t`.
     fn generated(&self, run: RunView<'_>, beat: Option<usize>, at: Ms, t: Ms) -> Caption {
-        let mut sentences: Vec<(u8, usize, String, Tone)> = Vec::new();
+        // (priority, text, tone), in the order things happened: the beat's fate first.
+        let mut sentences: Vec<(u8, String, Tone)> = Vec::new();
         if let Some(index) = beat {
             if let Some(note) = self.fate_note(run, index, t) {
-                sentences.push((0, 0, note, Tone::Plain));
+                sentences.push((0, note, Tone::Plain));
             }
         }
-        let at_instant: Vec<&Event> = run.events().iter().filter(|e| e.t == at).collect();
-        for (order, event) in at_instant.iter().enumerate() {
-            if let Some((priority, text, tone)) = self.sentence(run, event, t) {
-                sentences.push((priority, order + 1, text, tone));
-            }
-        }
+        let at_instant = run.events().iter().filter(|e| e.t == at);
+        sentences.extend(at_instant.filter_map(|event| self.sentence(run, event, t)));
         if sentences.is_empty() {
             return Caption {
                 text: self.state_summary(run, t),
@@ -293,11 +290,14 @@ impl Lesson {
             };
         }
         let total = sentences.len();
-        sentences.sort_by_key(|s| s.0);
-        sentences.truncate(2);
-        let tone = sentences
+        // The two most important, told in the order they happened.
+        let mut told: Vec<usize> = (0..total).collect();
+        told.sort_by_key(|&i| sentences[i].0);
+        told.truncate(2);
+        told.sort_unstable();
+        let tone = told
             .iter()
-            .map(|s| s.3)
+            .map(|&i| sentences[i].2)
             .max_by_key(|tone| match tone {
                 Tone::Corrupted => 3,
                 Tone::Rejected => 2,
@@ -305,10 +305,9 @@ impl Lesson {
                 Tone::Plain => 0,
             })
             .unwrap_or(Tone::Plain);
-        sentences.sort_by_key(|s| s.1);
-        let mut text = sentences
+        let mut text = told
             .iter()
-            .map(|s| s.2.as_str())
+            .map(|&i| sentences[i].1.as_str())
             .collect::<Vec<_>>()
             .join(" ");
         if total > 2 {
