@@ -8,7 +8,7 @@ use std::sync::Arc;
 use common::*;
 use fencing_lab::sim::lesson::Lesson;
 use fencing_lab::sim::{
-    ClientId, EventKind, LaneState, LockId, Ms, Scenario, Session, Setup, Variant,
+    ClientId, EventKind, Input, InputKind, LaneState, LockId, Ms, Scenario, Session, Setup, Variant,
 };
 use fencing_lab::tui::{self, App, Theme};
 use fencing_lab::FenceCheck;
@@ -561,6 +561,53 @@ fn the_network_holds_a_delayed_write_until_it_arrives() {
     assert!(
         !lesson.question_applies(arrived.world(), ask),
         "nothing on its way"
+    );
+}
+
+/// The question about a delayed write is about the write that arrives at its moment: when the
+/// lecturer's pause makes that same write (same client, key and token) arrive later, it does
+/// not apply while the write is on its way.
+#[test]
+fn a_write_that_will_arrive_at_another_moment_is_not_the_one_asked_about() {
+    let text = r#"
+title = "a delayed write"
+lease = 10.0
+[[beat]]
+at = 0.0
+caption = "Client 1 takes the lock."
+client = 1
+do = "acquire"
+[[beat]]
+at = 1.0
+caption = "Client 1 writes; the network holds the write."
+client = 1
+do = "write"
+key = "file"
+value = "late"
+delay = 4.0
+[[beat]]
+at = 5.0
+caption = "The write arrives."
+ask = "Will the storage accept client 1's write with token 1?"
+"#;
+    let scenario = Arc::new(Scenario::parse("delayed", "delayed.toml", text).unwrap());
+    let setup = Setup::new(scenario);
+    let lesson = Lesson::of(&Session::new(setup.clone()));
+    let on_time = Session::played_to(setup.clone(), 4_999);
+    let held: Vec<(Ms, ClientId, &str, u64)> = on_time.world().in_flight().collect();
+    assert_eq!(held, [(5_000, c(1), "file", 1)]);
+    assert!(lesson.question_applies(on_time.world(), 2));
+    // Frozen at 0.5 s for 15 s, client 1 sends the same write when it wakes at 15.5 s.
+    let pause = Input {
+        at: 500,
+        kind: InputKind::Pause { client: c(1) },
+    };
+    let late = Session::played_to_with(setup, vec![pause], 15_500);
+    let held: Vec<(Ms, ClientId, &str, u64)> = late.world().in_flight().collect();
+    assert_eq!(held, [(19_500, c(1), "file", 1)]);
+    assert!(
+        !lesson.question_applies(late.world(), 2),
+        "the write on its way arrives at 19.5 s, not at the question's 5.0 s"
     );
 }
 

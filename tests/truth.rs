@@ -680,3 +680,67 @@ fn each_variant_has_its_own_reference_run() {
         assert_eq!(late_write, variant == Variant::Unfenced, "{variant:?}");
     }
 }
+
+/// The caption of a custom scenario (`beats` after a short header) at `t`, with lecturer inputs.
+fn custom_caption_at(beats: &str, inputs: Vec<Input>, t: Ms) -> String {
+    let text =
+        format!("title = \"custom\"\nlease = 10.0\nlock = \"file-lock\"\nend = 6.0\n{beats}");
+    let scenario = Arc::new(Scenario::parse("custom", "custom.toml", &text).unwrap());
+    let setup = Setup::new(scenario);
+    let lesson = Lesson::of(&Session::new(setup.clone()));
+    let session = Session::played_to_with(setup, inputs, t);
+    lesson.caption(RunView::of(&session), t).text
+}
+
+fn beat(at: f64, client: u8, action: &str) -> String {
+    format!("[[beat]]\nat = {at:?}\ncaption = \"A beat.\"\nclient = {client}\n{action}\n")
+}
+
+/// A client that crashed while it held the lock comes back without it, asks again and is
+/// refused by its own lease: the caption says so, not that some other holder has it.
+#[test]
+fn a_refusal_by_the_clients_own_earlier_lease_says_so() {
+    let beats = [
+        beat(0.0, 1, "do = \"acquire\""),
+        beat(1.0, 1, "do = \"crash\"\nseconds = 1.0"),
+        beat(2.5, 1, "do = \"pause\"\nseconds = 1.0"),
+        // Deferred to 3.5 s, after the last beat, where captions follow the events.
+        beat(3.0, 1, "do = \"acquire\""),
+    ]
+    .concat();
+    let caption = custom_caption_at(&beats, Vec::new(), 3_500);
+    assert_eq!(
+        caption,
+        "Client 1 wakes from its GC pause; to it, no time has passed. Client 1 asks for \
+         file-lock: refused, its own earlier lease is still live (the lock service cannot tell \
+         it crashed)."
+    );
+}
+
+/// When more happens at one instant than a caption can tell, it tells the two most important
+/// things and counts the rest.
+#[test]
+fn a_crowded_instant_tells_two_things_and_counts_the_rest() {
+    let beats = beat(0.0, 1, "do = \"acquire\"");
+    let at = |kind| Input { at: 2_000, kind };
+    let inputs = vec![
+        at(InputKind::Pause {
+            client: ClientId::ALL[0],
+        }),
+        at(InputKind::Pause {
+            client: ClientId::ALL[1],
+        }),
+        at(InputKind::Crash {
+            client: ClientId::ALL[2],
+        }),
+        at(InputKind::Check(FenceCheck::Strict)),
+        at(InputKind::Fencing { on: false }),
+    ];
+    let caption = custom_caption_at(&beats, inputs, 2_000);
+    assert_eq!(
+        caption,
+        "The storage's check is now strict: token > highest(key). Fencing is OFF from here: the \
+         storage accepts every write, last writer wins. (3 more events in the event log.)",
+        "five things happen at 2.0 s: the two switches are told, the pauses and the crash counted"
+    );
+}

@@ -79,7 +79,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::sim::{EventKind, Scenario, Session, Setup};
+    use crate::sim::{ClientId, EventKind, Input, InputKind, Scenario, Session, Setup};
 
     fn gc_pause() -> Session {
         let scenario = Arc::new(Scenario::built_in("gc-pause").expect("built in"));
@@ -156,6 +156,39 @@ mod tests {
                 "Will the storage accept client 1's write with token 1?".to_owned()
             )
         );
+    }
+
+    /// A beat whose action the lecturer's pause put off is told as what became of it, where
+    /// the script's caption would be false.
+    #[test]
+    fn a_beat_that_did_not_happen_as_written_is_told_as_what_became_of_it() {
+        let scenario = Arc::new(Scenario::built_in("gc-pause").expect("built in"));
+        let pause = Input {
+            at: 3_000,
+            kind: InputKind::Pause {
+                client: ClientId::ALL[2],
+            },
+        };
+        let session = Session::played_to_with(Setup::new(scenario), vec![pause], 4_000);
+        let lesson = Lesson::of(&session);
+        let story = tell(&lesson, RunView::of(&session), session.now());
+        let captions: Vec<(Ms, &str)> = story
+            .iter()
+            .filter_map(|(t, l)| match l {
+                Line::Caption(c) => Some((*t, c.text.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            captions.last(),
+            Some(&(
+                4_000,
+                "Client 3 is frozen in a GC pause you injected: its acquire of file-lock waits \
+                 until it wakes at 18.0 s."
+            )),
+            "the script's \"Client 3 asks for the lock: refused\" did not happen"
+        );
+        assert_eq!(captions.len(), 3, "one caption for each beat up to 4.0 s");
     }
 
     #[test]
