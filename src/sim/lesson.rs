@@ -1039,12 +1039,3 @@ fn lease_end(world: &World, lock: LockId, client: ClientId, token: u64) -> Optio
         .rposition(|s| s.holder == Some((client, token)))?;
     spans.get(i + 1).map(|s| s.start)
 }
-
-/// The check a variant's storage applies.
-pub fn variant_rule(variant: Variant) -> FenceCheck {
-    if variant.fencing() {
-        variant.check()
-    } else {
-        FenceCheck::Unchecked
-    }
-}
