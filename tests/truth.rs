@@ -9,7 +9,9 @@ mod common;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use fencing_lab::sim::lesson::{Lesson, RunView, Source};
+use fencing_lab::sim::lesson::{
+    belief_and_truth, BeliefTruth, Believes, Lesson, RunView, Source, Truth,
+};
 use fencing_lab::sim::{
     ClientId, Event, EventKind, Input, InputKind, Ms, Scenario, Session, Setup, Vocab,
 };
@@ -742,5 +744,166 @@ fn a_crowded_instant_tells_two_things_and_counts_the_rest() {
         "The storage's check is now strict: token > highest(key). Fencing is OFF from here: the \
          storage accepts every write, last writer wins. (3 more events in the event log.)",
         "five things happen at 2.0 s: the two switches are told, the pauses and the crash counted"
+    );
+}
+
+/// A client that lost its lease in a crash has no write to send: the caption names the lock it
+/// has no lease on, the second of two, not the first.
+#[test]
+fn a_write_without_a_lease_names_the_lock_it_has_no_lease_on() {
+    let text = "title = \"two locks\"\nlease = 10.0\nlocks = [\"a-lock\", \"b-lock\"]\nend = 5.0\n\
+                [[beat]]\nat = 0.0\ncaption = \"Client 2 takes b-lock.\"\nclient = 2\n\
+                do = \"acquire\"\nlock = \"b-lock\"\n\
+                [[beat]]\nat = 4.0\ncaption = \"Client 2 writes b.\"\nclient = 2\n\
+                do = \"write\"\nlock = \"b-lock\"\nkey = \"b\"\nvalue = \"x\"\n";
+    let scenario = Arc::new(Scenario::parse("two", "two.toml", text).unwrap());
+    let setup = Setup::new(scenario);
+    let lesson = Lesson::of(&Session::new(setup.clone()));
+    // Crashed at 0.5 s, client 2 is back at 3.5 s without the lease it had.
+    let crash = Input {
+        at: 500,
+        kind: InputKind::Crash {
+            client: ClientId::ALL[1],
+        },
+    };
+    let session = Session::played_to_with(setup, vec![crash], 4_000);
+    assert_eq!(
+        lesson.caption(RunView::of(&session), 4_000).text,
+        "Client 2 believes it holds no lease on b-lock, so there is no write to b."
+    );
+}
+
+/// What the lock panel says of a client's lease at `t` in a custom scenario with a 2 s lease.
+fn belief_at(beats: &str, setup_with: impl Fn(Setup) -> Setup, client: u8, t: Ms) -> BeliefTruth {
+    let text = format!("title = \"custom\"\nlease = 2.0\nlock = \"file-lock\"\nend = 6.0\n{beats}");
+    let scenario = Arc::new(Scenario::parse("custom", "custom.toml", &text).unwrap());
+    let session = Session::played_to(setup_with(Setup::new(scenario)), t);
+    let world = session.world();
+    belief_and_truth(world, world.client(ClientId::ALL[usize::from(client) - 1]))
+}
+
+/// The panel marks a belief stale exactly while its client still counts time on a lease that
+/// has ended: not while the lease is live, and not once the client's own clock says it ran out.
+#[test]
+fn a_belief_is_stale_only_while_it_counts_time_on_an_ended_lease() {
+    let frozen = [
+        beat(0.0, 1, "do = \"acquire\""),
+        beat(0.5, 1, "do = \"pause\"\nseconds = 3.0"),
+    ]
+    .concat();
+    let at = |beats: &str, t| belief_at(beats, |s| s, 1, t);
+    assert_eq!(
+        at(&frozen, 1_000),
+        BeliefTruth {
+            believes: Believes::Holds {
+                token: 1,
+                left: 1_500
+            },
+            truth: Truth::Live { left: 1_000 },
+            stale: false
+        },
+        "frozen, its clock stands still, but the lease is still live"
+    );
+    assert_eq!(
+        at(&frozen, 3_000),
+        BeliefTruth {
+            believes: Believes::Holds {
+                token: 1,
+                left: 1_500
+            },
+            truth: Truth::Ended { ago: 1_000 },
+            stale: true
+        },
+        "frozen past its lease's end, it still counts 1.5 s"
+    );
+    let running = beat(0.0, 1, "do = \"acquire\"");
+    assert_eq!(
+        at(&running, 2_000),
+        BeliefTruth {
+            believes: Believes::Holds { token: 1, left: 0 },
+            truth: Truth::Ended { ago: 0 },
+            stale: false
+        },
+        "its own clock says the lease ran out at the very moment it did"
+    );
+}
+
+/// A crashed client believes nothing, but the lock service still holds its lease until it runs
+/// out: the panel shows that lease as live.
+#[test]
+fn a_crashed_clients_lease_is_live_until_it_runs_out() {
+    let beats = [
+        beat(0.0, 1, "do = \"acquire\""),
+        beat(0.5, 1, "do = \"crash\"\nseconds = 5.0"),
+    ]
+    .concat();
+    assert_eq!(
+        belief_at(&beats, |s| s, 1, 1_500),
+        BeliefTruth {
+            believes: Believes::Down,
+            truth: Truth::Live { left: 500 },
+            stale: false
+        }
+    );
+}
+
+/// On a student's lock service that hands out token 1 with every grant, a client whose lease
+/// ran out while it was frozen is not shown as holding the new holder's lease, though the
+/// tokens are equal: a lease is the client's only if it was granted to that client.
+#[test]
+fn another_clients_lease_with_the_same_token_is_not_this_clients() {
+    use fencing_lab::sim::{built_in, Backend, LockApi, NextToken, Refusal};
+    use fencing_lab::Lease;
+    struct TokenOneForAll(Box<dyn LockApi>);
+    impl LockApi for TokenOneForAll {
+        fn set_time(&mut self, seconds: f64) {
+            self.0.set_time(seconds)
+        }
+        fn acquire(&mut self, lock: &str, client: &str) -> Option<Lease> {
+            let mut lease = self.0.acquire(lock, client)?;
+            lease.token = 1;
+            Some(lease)
+        }
+        fn renew(&mut self, lock: &str, client: &str, token: u64) -> Result<Lease, Refusal> {
+            self.0.renew(lock, client, token)
+        }
+        fn release(&mut self, lock: &str, client: &str, token: u64) -> Result<(), Refusal> {
+            self.0.release(lock, client, token)
+        }
+        fn holder(&mut self, lock: &str) -> Option<String> {
+            self.0.holder(lock)
+        }
+        fn next_token(&self) -> NextToken {
+            NextToken::Unknown
+        }
+    }
+    let token_one_for_all = |setup: Setup| {
+        setup.backend(Arc::new(|scenario: &Scenario, check| {
+            let backend = built_in()(scenario, check);
+            Backend {
+                locks: Box::new(TokenOneForAll(backend.locks)),
+                ..backend
+            }
+        }))
+    };
+    let beats = [
+        beat(0.0, 1, "do = \"acquire\""),
+        beat(0.5, 1, "do = \"pause\"\nseconds = 4.0"),
+        beat(3.0, 2, "do = \"acquire\""),
+    ]
+    .concat();
+    let new_holder = belief_at(&beats, token_one_for_all, 2, 3_500);
+    assert_eq!(new_holder.truth, Truth::Live { left: 1_500 });
+    assert_eq!(
+        belief_at(&beats, token_one_for_all, 1, 3_500),
+        BeliefTruth {
+            believes: Believes::Holds {
+                token: 1,
+                left: 1_500
+            },
+            truth: Truth::Ended { ago: 1_500 },
+            stale: true
+        },
+        "client 2 holds the lock with token 1; client 1's own token 1 lease ended at 2.0 s"
     );
 }
