@@ -465,17 +465,12 @@ mod tests {
 /// goes through `tee` into a log, an independent count of the calls.
 #[cfg(test)]
 mod run_tests {
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
     use std::time::Duration;
 
     use super::*;
     use crate::lab::explore::Bounds;
-
-    fn lab(path: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/lab")
-            .join(path)
-    }
+    use crate::lab::script::double::{lab_path, PATIENT};
 
     /// The Python solution in `dir`, its requests logged to `log`.
     fn logged(dir: &Path, log: &Path) -> Target {
@@ -504,7 +499,7 @@ mod run_tests {
     }
 
     fn run_on(target: &Target, plan: &Plan) -> Result<Report, ProtocolError> {
-        run(target, target.start(Duration::from_secs(30))?, plan)
+        run(target, target.start(PATIENT)?, plan)
     }
 
     #[test]
@@ -515,7 +510,7 @@ mod run_tests {
         let scratch = tempfile::tempdir().unwrap();
         let dir = scratch.path();
         let log = dir.join("requests.log");
-        let target = logged(&lab("correct/python"), &log);
+        let target = logged(&lab_path("correct/python"), &log);
         let report = run_on(&target, &small(None)).unwrap();
         let ids: Vec<&str> = report.outcomes.iter().map(|o| o.id.as_str()).collect();
         let rules: Vec<&str> = rules::all().iter().map(|r| r.id).collect();
@@ -547,7 +542,7 @@ mod run_tests {
         }
         let target = Target::Command(vec![
             "python3".into(),
-            lab("correct/python/adapter.py").display().to_string(),
+            lab_path("correct/python/adapter.py").display().to_string(),
         ]);
         let report = run_on(&target, &small(Some("per-key"))).unwrap();
         let ids: Vec<&str> = report.outcomes.iter().map(|o| o.id.as_str()).collect();
@@ -574,9 +569,9 @@ mod run_tests {
         let scratch = tempfile::tempdir().unwrap();
         let dir = scratch.path();
         for file in ["adapter.py", "not_implemented.py"] {
-            std::fs::copy(lab("correct/python").join(file), dir.join(file)).unwrap();
+            std::fs::copy(lab_path("correct/python").join(file), dir.join(file)).unwrap();
         }
-        let service = std::fs::read_to_string(lab("correct/python/lock_service.py")).unwrap();
+        let service = std::fs::read_to_string(lab_path("correct/python/lock_service.py")).unwrap();
         let unchecked = service.replace("token < entry[1]", "False");
         assert_ne!(unchecked, service);
         std::fs::write(dir.join("lock_service.py"), unchecked).unwrap();

@@ -573,6 +573,7 @@ fn as_token(value: &Value) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lab::script::double::{lab_path, PATIENT, SH_HELLO};
 
     #[test]
     fn replies_are_read_as_their_request_expects() {
@@ -996,13 +997,6 @@ mod tests {
         command
     }
 
-    /// Reads the `hello` request and answers it.
-    const HELLO: &str =
-        r#"read l; echo '{"id":0,"hello":"fencing-lab-adapter","language":"sh"}'; "#;
-
-    /// Long enough for any answer on a busy machine; only a broken test waits for it.
-    const PATIENT: Duration = Duration::from_secs(30);
-
     fn acquire() -> Request {
         Request::Acquire {
             name: "file".into(),
@@ -1052,7 +1046,7 @@ mod tests {
 
     #[test]
     fn a_reply_with_the_wrong_id_stops_the_program_and_fails_every_later_call() {
-        let script = format!(r#"{HELLO} read l; echo '{{"id":0,"done":true}}'; exec sleep 5"#);
+        let script = format!(r#"{SH_HELLO}; read l; echo '{{"id":0,"done":true}}'; exec sleep 5"#);
         let mut program = Program::start(sh(&script), PATIENT).unwrap();
         let error = program.call(&Request::Clock { now: 1.0 }).unwrap_err();
         let sentence = r#"the program replied '{"id":0,"done":true}', which carries id 0 instead of 1 at request 1 (clock = 1.0); it wrote nothing on stderr"#;
@@ -1068,7 +1062,7 @@ mod tests {
 
     #[test]
     fn a_reply_that_is_not_json_is_quoted() {
-        let script = format!("{HELLO} read l; echo 'acquiring the lock'; exec sleep 5");
+        let script = format!("{SH_HELLO}; read l; echo 'acquiring the lock'; exec sleep 5");
         let mut program = Program::start(sh(&script), PATIENT).unwrap();
         assert_eq!(
             program.call(&acquire()).unwrap_err().sentence,
@@ -1081,7 +1075,7 @@ mod tests {
     #[test]
     fn a_program_that_exits_shows_its_status_and_its_last_five_stderr_lines() {
         let script = format!(
-            r#"for i in 1 2 3 4 5 6 7; do echo "  line $i  " >&2; done; {HELLO} read l; exit 3"#
+            r#"for i in 1 2 3 4 5 6 7; do echo "  line $i  " >&2; done; {SH_HELLO}; read l; exit 3"#
         );
         let mut program = Program::start(sh(&script), PATIENT).unwrap();
         // However busy the machine, the stderr reader has caught up before the program fails.
@@ -1104,7 +1098,7 @@ mod tests {
 
     #[test]
     fn a_program_killed_by_a_signal_says_so() {
-        let script = format!("{HELLO} read l; kill -9 $$");
+        let script = format!("{SH_HELLO}; read l; kill -9 $$");
         let mut program = Program::start(sh(&script), PATIENT).unwrap();
         assert_eq!(
             program
@@ -1118,7 +1112,7 @@ mod tests {
 
     #[test]
     fn a_program_that_does_not_answer_in_time_is_stopped() {
-        let script = format!("{HELLO} read l; exec sleep 5");
+        let script = format!("{SH_HELLO}; read l; exec sleep 5");
         let mut program = Program::start(sh(&script), PATIENT).unwrap();
         program.timeout = Duration::from_millis(300);
         assert_eq!(
@@ -1165,7 +1159,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn dropping_a_program_kills_it() {
-        let program = Program::start(sh(&format!("{HELLO} exec sleep 5")), PATIENT).unwrap();
+        let program = Program::start(sh(&format!("{SH_HELLO}; exec sleep 5")), PATIENT).unwrap();
         let pid = program.child.id();
         let proc = std::path::PathBuf::from(format!("/proc/{pid}"));
         assert!(proc.exists());
@@ -1179,10 +1173,7 @@ mod tests {
             return;
         }
         let mut command = Command::new("python3");
-        command.arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/lab/correct/python/adapter.py"
-        ));
+        command.arg(lab_path("correct/python/adapter.py"));
         let mut program = Program::start(command, PATIENT).unwrap();
         assert!(
             program.language.starts_with("python 3."),

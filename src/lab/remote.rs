@@ -238,13 +238,10 @@ impl StorageApi for RemoteStorage {
 #[cfg(test)]
 mod tests {
     use std::process::Command;
-    use std::time::Duration;
 
     use super::*;
+    use crate::lab::script::double::{lab_path, PATIENT, SH_HELLO};
     use crate::sim::backend::Backend;
-
-    /// Long enough for any answer on a busy machine; only a broken test waits for it.
-    const PATIENT: Duration = Duration::from_secs(30);
 
     fn share(command: Command) -> Shared {
         Arc::new(Mutex::new(Program::start(command, PATIENT).unwrap()))
@@ -253,18 +250,14 @@ mod tests {
     /// The correct Python solution.
     fn python() -> Shared {
         let mut command = Command::new("python3");
-        command.arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/lab/correct/python/adapter.py"
-        ));
+        command.arg(lab_path("correct/python/adapter.py"));
         share(command)
     }
 
     /// A program that says hello, then answers the next requests with `replies` in turn (`#`
     /// stands for the request's id), whatever they ask, and exits.
     fn scripted(replies: &[&str]) -> Shared {
-        let mut script =
-            r#"read l; echo '{"id":0,"hello":"fencing-lab-adapter","language":"sh"}'"#.to_owned();
+        let mut script = SH_HELLO.to_owned();
         for (id, reply) in replies.iter().enumerate() {
             script += &format!(
                 "\nread l; echo '{}'",

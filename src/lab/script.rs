@@ -753,6 +753,21 @@ pub(crate) mod double {
         }
     }
 
+    /// How long a test waits for a program's answer: long enough for any answer on a busy
+    /// machine; only a broken test waits for it.
+    pub const PATIENT: std::time::Duration = std::time::Duration::from_secs(30);
+
+    /// A shell line that reads the `hello` request and answers it, as a program in `sh`.
+    pub const SH_HELLO: &str =
+        r#"read l; echo '{"id":0,"hello":"fencing-lab-adapter","language":"sh"}'"#;
+
+    /// A file or folder under `tests/lab`: the lab's solutions and broken programs.
+    pub fn lab_path(path: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/lab")
+            .join(path)
+    }
+
     /// Whether `python3` runs here, for the tests that drive the lab's Python solution: a
     /// loud skip when it does not, and an error in CI, where `.ci/run` checks for it.
     pub fn python3() -> bool {

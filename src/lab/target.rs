@@ -126,9 +126,7 @@ mod tests {
     use std::fs;
 
     use super::*;
-
-    /// Long enough for any answer on a busy machine; only a broken test waits for it.
-    const PATIENT: Duration = Duration::from_secs(30);
+    use crate::lab::script::double::{lab_path, PATIENT, SH_HELLO};
 
     /// A fresh folder holding empty `files` (paths relative to it).
     fn folder(files: &[&str]) -> tempfile::TempDir {
@@ -202,8 +200,7 @@ mod tests {
                 .sentence,
             "`check --` needs a command to run"
         );
-        let script = r#"read l; echo '{"id":0,"hello":"fencing-lab-adapter","language":"sh"}'"#;
-        let target = Target::Command(vec!["sh".into(), "-c".into(), script.into()]);
+        let target = Target::Command(vec!["sh".into(), "-c".into(), SH_HELLO.into()]);
         assert_eq!(target.start(PATIENT).unwrap().language, "sh");
     }
 
@@ -212,11 +209,9 @@ mod tests {
         if !crate::lab::script::double::python3() {
             return;
         }
-        let python = Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/lab/correct/python"
-        ));
-        let program = Target::Folder(python.into()).start(PATIENT).unwrap();
+        let program = Target::Folder(lab_path("correct/python"))
+            .start(PATIENT)
+            .unwrap();
         assert!(
             program.language.starts_with("python 3."),
             "{}",
