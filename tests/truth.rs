@@ -604,22 +604,31 @@ value = "second"
     );
 }
 
+/// A one-lock scenario with a `lease`-second lease, made of `beats` (see [`beat`]).
+fn custom(lease: f64, beats: &str) -> Arc<Scenario> {
+    let text =
+        format!("title = \"custom\"\nlease = {lease:?}\nlock = \"file-lock\"\nend = 6.0\n{beats}");
+    Arc::new(Scenario::parse("custom", "custom.toml", &text).unwrap())
+}
+
+/// A beat of a custom scenario: `client` does `action` at `at` seconds.
+fn beat(at: f64, client: u8, action: &str) -> String {
+    format!("[[beat]]\nat = {at:?}\ncaption = \"A beat.\"\nclient = {client}\n{action}\n")
+}
+
+/// The caption at `t` of a custom scenario, with lecturer inputs.
+fn custom_caption_at(lease: f64, beats: &str, inputs: Vec<Input>, t: Ms) -> String {
+    let setup = Setup::new(custom(lease, beats));
+    let lesson = Lesson::of(&Session::new(setup.clone()));
+    let session = Session::played_to_with(setup, inputs, t);
+    lesson.caption(RunView::of(&session), t).text
+}
+
 /// A caption says a client is frozen or down only of that client, and another client's crash,
 /// wake or restart does not change what is true of it.
 #[test]
 fn frozen_and_down_are_said_only_of_the_client_they_are_true_of() {
-    let caption_at = |beats: &str, t: Ms| {
-        let text =
-            format!("title = \"others\"\nlease = 2.0\nlock = \"file-lock\"\nend = 6.0\n{beats}");
-        let scenario = Arc::new(Scenario::parse("others", "others.toml", &text).unwrap());
-        let setup = Setup::new(scenario);
-        let lesson = Lesson::of(&Session::new(setup.clone()));
-        let session = Session::played_to(setup, t);
-        lesson.caption(RunView::of(&session), t).text
-    };
-    let beat = |at: f64, client: u8, action: &str| {
-        format!("[[beat]]\nat = {at:?}\ncaption = \"A beat.\"\nclient = {client}\n{action}\n")
-    };
+    let caption_at = |beats: &str, t: Ms| custom_caption_at(2.0, beats, Vec::new(), t);
     // Client 1 frozen, client 3 down: client 2's lease just runs out.
     let others = [
         beat(0.0, 3, "do = \"crash\"\nseconds = 20.0"),
@@ -683,21 +692,6 @@ fn each_variant_has_its_own_reference_run() {
     }
 }
 
-/// The caption of a custom scenario (`beats` after a short header) at `t`, with lecturer inputs.
-fn custom_caption_at(beats: &str, inputs: Vec<Input>, t: Ms) -> String {
-    let text =
-        format!("title = \"custom\"\nlease = 10.0\nlock = \"file-lock\"\nend = 6.0\n{beats}");
-    let scenario = Arc::new(Scenario::parse("custom", "custom.toml", &text).unwrap());
-    let setup = Setup::new(scenario);
-    let lesson = Lesson::of(&Session::new(setup.clone()));
-    let session = Session::played_to_with(setup, inputs, t);
-    lesson.caption(RunView::of(&session), t).text
-}
-
-fn beat(at: f64, client: u8, action: &str) -> String {
-    format!("[[beat]]\nat = {at:?}\ncaption = \"A beat.\"\nclient = {client}\n{action}\n")
-}
-
 /// A client that crashed while it held the lock comes back without it, asks again and is
 /// refused by its own lease: the caption says so, not that some other holder has it.
 #[test]
@@ -710,7 +704,7 @@ fn a_refusal_by_the_clients_own_earlier_lease_says_so() {
         beat(3.0, 1, "do = \"acquire\""),
     ]
     .concat();
-    let caption = custom_caption_at(&beats, Vec::new(), 3_500);
+    let caption = custom_caption_at(10.0, &beats, Vec::new(), 3_500);
     assert_eq!(
         caption,
         "Client 1 wakes from its GC pause; to it, no time has passed. Client 1 asks for \
@@ -738,7 +732,7 @@ fn a_crowded_instant_tells_two_things_and_counts_the_rest() {
         at(InputKind::Check(FenceCheck::Strict)),
         at(InputKind::Fencing { on: false }),
     ];
-    let caption = custom_caption_at(&beats, inputs, 2_000);
+    let caption = custom_caption_at(10.0, &beats, inputs, 2_000);
     assert_eq!(
         caption,
         "The storage's check is now strict: token > highest(key). Fencing is OFF from here: the \
@@ -775,9 +769,7 @@ fn a_write_without_a_lease_names_the_lock_it_has_no_lease_on() {
 
 /// What the lock panel says of a client's lease at `t` in a custom scenario with a 2 s lease.
 fn belief_at(beats: &str, setup_with: impl Fn(Setup) -> Setup, client: u8, t: Ms) -> BeliefTruth {
-    let text = format!("title = \"custom\"\nlease = 2.0\nlock = \"file-lock\"\nend = 6.0\n{beats}");
-    let scenario = Arc::new(Scenario::parse("custom", "custom.toml", &text).unwrap());
-    let session = Session::played_to(setup_with(Setup::new(scenario)), t);
+    let session = Session::played_to(setup_with(Setup::new(custom(2.0, beats))), t);
     let world = session.world();
     belief_and_truth(world, world.client(ClientId::ALL[usize::from(client) - 1]))
 }
