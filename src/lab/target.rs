@@ -1,12 +1,12 @@
 //! What `check` runs: a student's folder (its language found from its files, run through its
-//! adapter) or any command that speaks the protocol. A Rust crate is built first.
+//! adapter) or any command that speaks the protocol. A Rust crate is built and a Java folder
+//! compiled first.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
-use super::protocol::{Program, ProtocolError};
-use crate::sim::text::printable;
+use super::program::{Program, ProtocolError, Timeouts};
+use crate::sim::text::{printable, shell_word};
 
 /// The student's implementation.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,28 +24,58 @@ impl Target {
         }
     }
 
-    /// The command line that replays the check on this target.
-    pub fn check_command(&self) -> String {
+    /// The words that name the target on a command line: the folder, or `--` and the command.
+    fn words(&self) -> Vec<String> {
         match self {
-            Target::Folder(_) => format!("fencing-lab check {}", self.describe()),
-            Target::Command(_) => format!("fencing-lab check -- {}", self.describe()),
+            Target::Folder(dir) => vec![dir.display().to_string()],
+            Target::Command(words) => std::iter::once("--".to_owned())
+                .chain(words.iter().cloned())
+                .collect(),
         }
     }
 
-    /// Builds (for Rust) and starts the program, and greets it.
-    pub fn start(&self, timeout: Duration) -> Result<Program, ProtocolError> {
+    /// A command line `fencing-lab WORDS... TARGET` that a shell runs as printed: `options` come
+    /// before a command's `--`, so they stay fencing-lab's.
+    fn command_line(&self, words: &[&str]) -> String {
+        std::iter::once("fencing-lab".to_owned())
+            .chain(words.iter().map(|w| (*w).to_owned()))
+            .chain(self.words())
+            .map(|w| shell_word(&printable(&w)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The command line that checks this target again, with `options` (`--only random`).
+    pub fn check_command(&self, options: &[&str]) -> String {
+        let mut words = vec!["check"];
+        words.extend_from_slice(options);
+        self.command_line(&words)
+    }
+
+    /// The command line that plays `scenario` with `seed` on this target in the UI.
+    pub fn lesson_command(&self, scenario: &str, seed: u64) -> String {
+        let seed = seed.to_string();
+        let mut words = vec!["tui", scenario, "--seed", &seed];
+        if matches!(self, Target::Folder(_)) {
+            words.push("--impl");
+        }
+        self.command_line(&words)
+    }
+
+    /// Builds (Rust) or compiles (Java) the program, starts it and greets it.
+    pub fn start(&self, timeouts: Timeouts) -> Result<Program, ProtocolError> {
         let command = match self {
             Target::Command(words) => {
-                let (program, args) = words.split_first().ok_or_else(|| ProtocolError {
-                    sentence: "`check --` needs a command to run".into(),
-                })?;
+                let (program, args) = words
+                    .split_first()
+                    .ok_or_else(|| ProtocolError::new("`check --` needs a command to run"))?;
                 let mut command = Command::new(program);
                 command.args(args);
                 command
             }
             Target::Folder(dir) => folder_command(dir)?,
         };
-        Program::start(command, timeout)
+        Program::start(command, timeouts)
     }
 }
 
@@ -82,23 +112,30 @@ fn folder_command(dir: &Path) -> Result<Command, ProtocolError> {
         command.current_dir(dir);
         return Ok(command);
     }
+    if has("Adapter.java") && has("LockService.java") {
+        let classes = compile_java(dir, &shown)?;
+        let mut command = Command::new("java");
+        command
+            .args(["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp"])
+            .arg(classes)
+            .arg("Adapter")
+            .current_dir(dir);
+        return Ok(command);
+    }
     Err(fail(format!(
         "{shown} holds no lab starter: expected lock_service.mjs and adapter.mjs (JavaScript), \
-         lock_service.py and adapter.py (Python), or Cargo.toml and src/bin/adapter.rs (Rust), \
-         as `fencing-lab lab init` writes them"
+         lock_service.py and adapter.py (Python), Cargo.toml and src/bin/adapter.rs (Rust), or \
+         LockService.java and Adapter.java (Java), as `fencing-lab lab init` writes them"
     )))
 }
 
 fn build_rust(dir: &Path, shown: &str) -> Result<(), ProtocolError> {
     // The crate's own target folder: student crates share a package name, so one shared target
     // folder would reuse the first crate's build for all of them.
-    let mut cargo = Command::new("cargo");
-    cargo
+    let output = Command::new("cargo")
         .args(["build", "--release", "--quiet", "--bin", "adapter"])
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", dir.join("target"));
-    super::cpu::unpinned(&mut cargo);
-    let output = cargo
+        .env("CARGO_TARGET_DIR", dir.join("target"))
         .output()
         .map_err(|e| fail(format!("could not run cargo to build {shown}: {e}")))?;
     if output.status.success() {
@@ -115,8 +152,50 @@ fn build_rust(dir: &Path, shown: &str) -> Result<(), ProtocolError> {
         .map(|l| format!(" at {}", l.trim_start().trim_start_matches("--> ")))
         .unwrap_or_default();
     Err(fail(format!(
-        "{shown} does not build: {}{place} (run `cargo build` there to see every error)",
-        printable(first_error)
+        "{shown} does not build: {}{} (run `cargo build` there to see every error)",
+        printable(first_error),
+        printable(&place)
+    )))
+}
+
+/// Compiles every `.java` file of the folder into `.fencing-lab/classes` inside it.
+fn compile_java(dir: &Path, shown: &str) -> Result<PathBuf, ProtocolError> {
+    let classes = dir.join(".fencing-lab").join("classes");
+    std::fs::create_dir_all(&classes)
+        .map_err(|e| fail(format!("could not make {}: {e}", classes.display())))?;
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| fail(format!("could not read {shown}: {e}")))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "java") && p.is_file())
+        .collect();
+    sources.sort();
+    let output = Command::new("javac")
+        .args(["-encoding", "UTF-8", "-nowarn", "-d"])
+        .arg(&classes)
+        .args(&sources)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| {
+            fail(format!(
+                "could not run javac to compile {shown} (a JDK 17 or newer is needed): {e}"
+            ))
+        })?;
+    if output.status.success() {
+        return Ok(classes);
+    }
+    // javac's first error: "LockService.java:12: error: ';' expected".
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let first = stderr
+        .lines()
+        .find(|l| l.contains(": error:"))
+        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("javac failed");
+    let first = first
+        .strip_prefix(&format!("{}/", dir.display()))
+        .unwrap_or(first);
+    Err(fail(format!(
+        "{shown} does not compile: {} (run `javac *.java` there to see every error)",
+        printable(first.trim())
     )))
 }
 
@@ -126,7 +205,12 @@ mod tests {
     use std::fs;
 
     use super::*;
-    use crate::lab::script::double::{lab_path, PATIENT, SH_HELLO};
+    use crate::lab::testing::{PATIENT, SH_HELLO};
+
+    const PATIENTLY: Timeouts = Timeouts {
+        startup: PATIENT,
+        request: PATIENT,
+    };
 
     /// A fresh folder holding empty `files` (paths relative to it).
     fn folder(files: &[&str]) -> tempfile::TempDir {
@@ -146,8 +230,8 @@ mod tests {
     fn no_starter(dir: &Path) -> String {
         format!(
             "{} holds no lab starter: expected lock_service.mjs and adapter.mjs (JavaScript), \
-             lock_service.py and adapter.py (Python), or Cargo.toml and src/bin/adapter.rs \
-             (Rust), as `fencing-lab lab init` writes them",
+             lock_service.py and adapter.py (Python), Cargo.toml and src/bin/adapter.rs (Rust), \
+             or LockService.java and Adapter.java (Java), as `fencing-lab lab init` writes them",
             shown(dir)
         )
     }
@@ -169,24 +253,46 @@ mod tests {
         )
     }
 
+    /// A replay line runs as printed: a path with a space is quoted, and the options come before
+    /// a command's `--`, where they stay fencing-lab's.
     #[test]
     fn targets_are_named_and_checked_again_as_the_report_says() {
         let folder = Target::Folder(PathBuf::from("/home/ann/lab 1"));
         assert_eq!(folder.describe(), "/home/ann/lab 1");
-        assert_eq!(folder.check_command(), "fencing-lab check /home/ann/lab 1");
-        let command = Target::Command(vec!["python3".into(), "adapter.py".into(), "-u".into()]);
-        assert_eq!(command.describe(), "python3 adapter.py -u");
         assert_eq!(
-            command.check_command(),
-            "fencing-lab check -- python3 adapter.py -u"
+            folder.check_command(&[]),
+            "fencing-lab check '/home/ann/lab 1'"
+        );
+        assert_eq!(
+            folder.check_command(&["--only", "random"]),
+            "fencing-lab check --only random '/home/ann/lab 1'"
+        );
+        assert_eq!(
+            folder.lesson_command("chaos", 7),
+            "fencing-lab tui chaos --seed 7 --impl '/home/ann/lab 1'"
+        );
+        let command = Target::Command(vec![
+            "java".into(),
+            "-cp".into(),
+            "classes".into(),
+            "Adapter".into(),
+        ]);
+        assert_eq!(command.describe(), "java -cp classes Adapter");
+        assert_eq!(
+            command.check_command(&["--only", "per-key"]),
+            "fencing-lab check --only per-key -- java -cp classes Adapter"
+        );
+        assert_eq!(
+            command.lesson_command("chaos", 3),
+            "fencing-lab tui chaos --seed 3 -- java -cp classes Adapter"
         );
         assert_eq!(
             Target::Folder(PathBuf::from("lab\u{1b}[2J")).describe(),
             "lab\\u{1b}[2J"
         );
         assert_eq!(
-            Target::Command(vec!["a\nb".into()]).check_command(),
-            "fencing-lab check -- a\\u{a}b"
+            Target::Command(vec!["a\nb".into()]).check_command(&[]),
+            "fencing-lab check -- 'a\\u{a}b'"
         );
     }
 
@@ -194,23 +300,25 @@ mod tests {
     fn a_command_target_runs_its_words_and_needs_at_least_one() {
         assert_eq!(
             Target::Command(vec![])
-                .start(PATIENT)
+                .start(PATIENTLY)
                 .err()
                 .unwrap()
                 .sentence,
             "`check --` needs a command to run"
         );
         let target = Target::Command(vec!["sh".into(), "-c".into(), SH_HELLO.into()]);
-        assert_eq!(target.start(PATIENT).unwrap().language, "sh");
+        assert_eq!(target.start(PATIENTLY).unwrap().language, "sh");
     }
 
     #[test]
     fn a_folder_target_runs_its_language_s_adapter() {
-        if !crate::lab::script::double::python3() {
+        if !crate::lab::testing::python3() {
             return;
         }
-        let program = Target::Folder(lab_path("correct/python"))
-            .start(PATIENT)
+        let starter = tempfile::tempdir().unwrap();
+        crate::lab::starter::init("python", starter.path()).unwrap();
+        let program = Target::Folder(starter.path().to_owned())
+            .start(PATIENTLY)
             .unwrap();
         assert!(
             program.language.starts_with("python 3."),
@@ -273,7 +381,7 @@ mod tests {
         assert_eq!(folder_command(&missing).unwrap_err().sentence, sentence);
         assert_eq!(
             Target::Folder(missing)
-                .start(PATIENT)
+                .start(PATIENTLY)
                 .err()
                 .unwrap()
                 .sentence,
@@ -324,6 +432,64 @@ mod tests {
                 "{files:?}"
             );
         }
+    }
+
+    /// Whether a JDK runs here: a loud skip when it does not, an error in CI.
+    fn jdk() -> bool {
+        let present = std::process::Command::new("javac")
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !present {
+            assert!(std::env::var_os("FENCING_LAB_CI").is_none(), "no JDK in CI");
+            eprintln!("SKIPPED: javac is not installed");
+        }
+        present
+    }
+
+    /// A Java folder is compiled into its own `.fencing-lab/classes` and run from there; a
+    /// compile error is one sentence with javac's first error, its file and line.
+    #[test]
+    fn a_java_folder_is_compiled_first_and_a_compile_error_names_javac_s_first_error() {
+        if !jdk() {
+            return;
+        }
+        let starter = tempfile::tempdir().unwrap();
+        crate::lab::starter::init("java", starter.path()).unwrap();
+        let program = Target::Folder(starter.path().to_owned())
+            .start(PATIENTLY)
+            .unwrap();
+        assert!(
+            program.language.starts_with("java "),
+            "{}",
+            program.language
+        );
+        assert!(starter
+            .path()
+            .join(".fencing-lab/classes/Adapter.class")
+            .is_file());
+        let storage = starter.path().join("FencedStorage.java");
+        let source = fs::read_to_string(&storage).unwrap();
+        fs::write(
+            &storage,
+            format!("{source}\nclass Broken {{ int x = ; }}\n"),
+        )
+        .unwrap();
+        let error = folder_command(starter.path()).unwrap_err().sentence;
+        let shown = shown(starter.path());
+        assert!(
+            error.starts_with(&format!("{shown} does not compile: FencedStorage.java:")),
+            "{error}"
+        );
+        assert!(
+            error.contains(": error: illegal start of expression"),
+            "{error}"
+        );
+        assert!(
+            error.ends_with("(run `javac *.java` there to see every error)"),
+            "{error}"
+        );
+        assert!(!error.contains('\n'), "{error}");
     }
 
     #[test]

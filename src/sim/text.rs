@@ -19,9 +19,36 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// "1 corruption", "2 corruptions": `count` and the word, singular or plural.
+/// "1 corruption", "2 corruptions", "1,204 writes": `count` and the word, singular or plural.
 pub fn counted(count: u64, singular: &str, plural: &str) -> String {
-    format!("{count} {}", if count == 1 { singular } else { plural })
+    let word = if count == 1 { singular } else { plural };
+    format!("{} {word}", thousands(count))
+}
+
+/// A count with its thousands apart: `1,204`.
+pub fn thousands(count: u64) -> String {
+    let digits = count.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// A word as a POSIX shell reads it back: as it is when it is plain, else in single quotes.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 /// The first control character in `text`, if any (for validation errors).
@@ -44,6 +71,15 @@ mod tests {
         assert_eq!(printable("\u{1b}[2J\u{7}x\ny"), "\\u{1b}[2J\\u{7}x\\u{a}y");
         assert_eq!(counted(1, "corruption", "corruptions"), "1 corruption");
         assert_eq!(counted(0, "corruption", "corruptions"), "0 corruptions");
+        assert_eq!(counted(1204, "write", "writes"), "1,204 writes");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(123_456_789), "123,456,789");
+        assert_eq!(shell_word("tests/lab/x"), "tests/lab/x");
+        assert_eq!(shell_word("my lab"), "'my lab'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
         assert_eq!(one_line(" a\n  b\tc "), "a b c");
         assert_eq!(first_control("ok\u{7}"), Some('\u{7}'));
     }

@@ -10,8 +10,10 @@
 //
 //   tsc --strict --target es2022 --module nodenext lock_service.mts     # writes lock_service.mjs
 //
-// A refusal is a thrown Error (its message is shown in the transcript), or a return of null or
-// false. A release or write that returns nothing (undefined) succeeded.
+// How your answers are read (the same convention in every language): a thrown error refuses (its
+// message is shown in the transcript), whatever its type; returning false refuses; from acquire
+// and renew, null (or undefined) is "no lease"; from release and write, returning nothing
+// (undefined) or anything but false is success.
 
 /** Where the lock service reads time. Read time only through clock.now(). */
 export interface Clock {
@@ -19,7 +21,7 @@ export interface Clock {
   now(): number;
 }
 
-/** One grant of a lock. The adapter reads `token` and `expiresAt`. */
+/** One grant of a lock. The checker reads its `token` and `expiresAt`. */
 export interface Lease {
   /** The lock's name. */
   name: string;
@@ -38,9 +40,11 @@ export declare class LockService {
   constructor(clock: Clock, leaseSeconds?: number, firstToken?: number);
   /** A new lease with the next token, or null while the lock has a live lease (even the caller's). */
   acquire(name: string, clientId: string): Lease | null;
-  /** The caller's live lease, extended to now + leaseSeconds with the same token; refuse otherwise. */
-  renew(name: string, clientId: string, token: number): Lease | null;
-  /** Frees the lock if the caller holds its live lease with this token; refuse otherwise. */
+  /** The caller's live lease, extended to now + leaseSeconds with the same token; refuse
+   * otherwise (throw, or return null or false). */
+  renew(name: string, clientId: string, token: number): Lease | null | false;
+  /** Frees the lock if the caller holds its live lease with this token (returning nothing is
+   * success); refuse otherwise (throw, or return false). */
   release(name: string, clientId: string, token: number): boolean | void;
   /** The client id holding a live lease on the lock, or null. */
   holder(name: string): string | null;
@@ -49,7 +53,8 @@ export declare class LockService {
 /** The resource the lock protects. It knows nothing about the lock service: it compares numbers. */
 export declare class FencedStorage {
   constructor();
-  /** Accepts the write when token >= highestToken(key) (or the key is new); refuse otherwise. */
+  /** Accepts the write when token >= highestToken(key) (or the key is new; returning nothing is
+   * success); refuse otherwise (throw, or return false). */
   write(key: string, value: string, token: number): boolean | void;
   /** The value of the last accepted write to the key, or null. */
   read(key: string): string | null;

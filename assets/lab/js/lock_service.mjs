@@ -20,10 +20,17 @@
 //   (section 2.2)."
 // - "Read time only through clock.now() (seconds)." Never Date.now() or performance.now().
 //
-// How to refuse (renew, release, write): throw an Error whose message says why, e.g.
-//   throw new Error(`token ${token} is older than ${highest}`);
-// The message is shown in the checker's transcript. Returning null or false refuses too. A
-// release or write that returns nothing (undefined) has succeeded.
+// How your answers are read (the same convention in every language):
+//
+// - Throwing refuses, whatever you throw; the message is shown in the checker's transcript, so
+//   say why, e.g.
+//     throw new Error(`token ${token} is older than ${highest}`);
+//   A bug's error (a TypeError, a ReferenceError, ...) refuses too, and the transcript shows it.
+// - Returning false refuses.
+// - From acquire and renew, null (or undefined) is "no lease" (a refusal); a lease object (with a
+//   token and an expiresAt) is the grant.
+// - From release and write, returning nothing (undefined), or anything but false, is success. To
+//   refuse, throw or return false.
 //
 // Print debugging output with console.log or console.error: the adapter sends both to stderr.
 // Types for TypeScript and for your editor are in lock_service.d.ts.
@@ -68,14 +75,14 @@ export class LockService {
    * Extends the caller's live lease to `clock.now() + leaseSeconds`, keeping its token, and
    * returns the lease with the new `expiresAt`.
    *
-   * Refuses (throw, or return null) when the lease has expired (even if nobody took the lock
-   * since), when another client holds the lock, when `token` is not the caller's current grant,
-   * or when the caller holds nothing. A refused renew changes nothing.
+   * Refuses (throw, or return null or false) when the lease has expired (even if nobody took the
+   * lock since), when another client holds the lock, when `token` is not the caller's current
+   * grant, or when the caller holds nothing. A refused renew changes nothing.
    *
    * @param {string} name
    * @param {string} clientId
    * @param {number} token
-   * @returns {Lease | null}
+   * @returns {Lease | null | false}
    */
   renew(name, clientId, token) {
     throw new NotImplemented("LockService.renew");
@@ -83,10 +90,10 @@ export class LockService {
 
   /**
    * Frees the lock if the caller holds its live lease with `token`; afterwards holder(name) is
-   * null and anyone may acquire it.
+   * null and anyone may acquire it. Returning nothing (or true) is success.
    *
    * Refuses (throw, or return false) in the same cases as renew: a late release never frees
-   * someone else's lock.
+   * someone else's lock. Returning null or undefined does not refuse.
    *
    * @param {string} name
    * @param {string} clientId
@@ -116,10 +123,11 @@ export class FencedStorage {
 
   /**
    * Writes `value` under `key` if `token >= highestToken(key)`, or if the key was never written;
-   * then the key's value and highest token are updated.
+   * then the key's value and highest token are updated. Returning nothing (or true) is success.
    *
    * Refuses (throw, or return false) a write whose token is lower than the key's highest; a
-   * rejected write changes nothing. Each key keeps its own highest token.
+   * rejected write changes nothing. Returning null or undefined does not refuse. Each key keeps
+   * its own highest token.
    *
    * @param {string} key
    * @param {string} value

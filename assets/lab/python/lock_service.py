@@ -21,10 +21,17 @@ The rules the checker tests (from the seed problem):
   its own highest token, like the lesson's fence_token column (section 2.2)."
 - "Read time only through clock.now() (seconds)." Never time.time() or time.monotonic().
 
-How to refuse (renew, release, write): raise an exception whose message says why, e.g.
-    raise ValueError(f"token {token} is older than {highest}")
-The message is shown in the checker's transcript. Returning None or False refuses too, so return
-True when a release or write succeeds.
+How your answers are read (the same convention in every language):
+
+- Raising an exception refuses, whatever its type; its message is shown in the checker's
+  transcript, so say why, e.g.
+      raise ValueError(f"token {token} is older than {highest}")
+  A bug's exception (a TypeError, a KeyError, ...) refuses too, and the transcript shows it.
+- Returning False refuses.
+- From acquire and renew, None is "no lease" (a refusal); a Lease (any object or dict with a
+  token and an expires_at) is the grant.
+- From release and write, returning nothing (None) or anything but False is success: a method
+  that falls off its end has accepted. To refuse, raise or return False.
 
 print() is safe for debugging: the adapter sends it to stderr.
 """
@@ -36,7 +43,7 @@ from not_implemented import NotImplementedYet
 
 @dataclass
 class Lease:
-    """One grant of a lock. The adapter reads `token` and `expires_at`."""
+    """One grant of a lock. The checker reads its `token` and `expires_at`."""
 
     name: str
     client_id: str
@@ -71,18 +78,18 @@ class LockService:
         """Extends the caller's live lease to clock.now() + lease_seconds, keeping its token, and
         returns the lease with the new expires_at.
 
-        Refuses (raise, or return None) when the lease has expired (even if nobody took the lock
-        since), when another client holds the lock, when `token` is not the caller's current
-        grant, or when the caller holds nothing. A refused renew changes nothing.
+        Refuses (raise, or return None or False) when the lease has expired (even if nobody took
+        the lock since), when another client holds the lock, when `token` is not the caller's
+        current grant, or when the caller holds nothing. A refused renew changes nothing.
         """
         raise NotImplementedYet("LockService.renew")
 
     def release(self, name, client_id, token):
-        """Frees the lock if the caller holds its live lease with `token`, and returns True;
-        afterwards holder(name) is None and anyone may acquire it.
+        """Frees the lock if the caller holds its live lease with `token`; afterwards holder(name)
+        is None and anyone may acquire it. Returning nothing (or True) is success.
 
         Refuses (raise, or return False) in the same cases as renew: a late release never frees
-        someone else's lock.
+        someone else's lock. Returning None does not refuse.
         """
         raise NotImplementedYet("LockService.release")
 
@@ -101,10 +108,12 @@ class FencedStorage:
 
     def write(self, key, value, token):
         """Writes `value` under `key` if token >= highest_token(key), or if the key was never
-        written; then the key's value and highest token are updated, and it returns True.
+        written; then the key's value and highest token are updated. Returning nothing (or True)
+        is success.
 
         Refuses (raise, or return False) a write whose token is lower than the key's highest; a
-        rejected write changes nothing. Each key keeps its own highest token.
+        rejected write changes nothing. Returning None does not refuse. Each key keeps its own
+        highest token.
         """
         raise NotImplementedYet("FencedStorage.write")
 

@@ -1,7 +1,8 @@
 """DO NOT EDIT. Part of the fencing-lab adapter (`fencing-lab lab init python` wrote it).
 
 The starter's methods raise NotImplementedYet until you write them; the adapter reports such a
-method to `fencing-lab check` as "not implemented yet" instead of as a failure.
+method to `fencing-lab check` as "not implemented yet" instead of as a failure. Any other
+exception (NotImplementedError included) is reported as raised, which refuses.
 """
 
 

@@ -5,9 +5,11 @@
 //! docs/lab-protocol.md in fencing-lab), calling your `LockService` and `FencedStorage` in
 //! src/lib.rs. It has its own small JSON reader and writer, so the crate needs no dependencies.
 //!
-//! A `todo!()` still in your code is reported as "not implemented yet"; any other panic is
-//! reported as a refusal with its message, and the adapter carries on. Print debugging output
-//! with `eprintln!`: stdout is for the replies only.
+//! It reports what each method did and judges nothing: `Err(..)` is a refusal (`threw`, with
+//! the error's text), `None` from acquire is no lease, and `Ok(..)` is what it returned. A
+//! `todo!()` still in your code is reported as "not implemented yet"; any other panic is reported
+//! as a refusal with its message, and the adapter carries on. Print debugging output with
+//! `eprintln!`: stdout is for the replies only.
 
 use std::cell::RefCell;
 use std::io::{self, BufRead, Write};
@@ -87,7 +89,13 @@ struct State {
 type Body = Result<String, String>;
 
 fn refused(message: &str) -> String {
-    format!("\"refused\":{}", quote(message))
+    format!("\"threw\":{}", quote(message))
+}
+
+/// What a method returned: its JSON, and how Rust shows it.
+fn returned(json: &str, shown: &str) -> String {
+    let shown: String = shown.chars().take(200).collect();
+    format!("\"returned\":{json},\"shown\":{}", quote(&shown))
 }
 
 fn refused_reply(message: &str) -> String {
@@ -168,8 +176,8 @@ fn answer(request: &[(String, Json)], state: &mut State) -> Body {
             let client_id = required(request, "client_id", string)?;
             let service = service(state)?;
             match call("LockService::acquire", || service.acquire(name, client_id))? {
-                Some(lease) => Ok(format!("\"lease\":{}", lease_json(&lease))),
-                None => Ok("\"lease\":null".to_owned()),
+                Some(lease) => Ok(returned(&lease_json(&lease), &format!("Some({lease:?})"))),
+                None => Ok(returned("null", "None")),
             }
         }
         "renew" => {
@@ -180,7 +188,7 @@ fn answer(request: &[(String, Json)], state: &mut State) -> Body {
             match call("LockService::renew", || {
                 service.renew(name, client_id, token)
             })? {
-                Ok(lease) => Ok(format!("\"lease\":{}", lease_json(&lease))),
+                Ok(lease) => Ok(returned(&lease_json(&lease), &format!("Ok({lease:?})"))),
                 Err(err) => Err(refused(&err.to_string())),
             }
         }
@@ -192,17 +200,17 @@ fn answer(request: &[(String, Json)], state: &mut State) -> Body {
             match call("LockService::release", || {
                 service.release(name, client_id, token)
             })? {
-                Ok(()) => Ok("\"done\":true".to_owned()),
+                Ok(()) => Ok(returned("null", "Ok(())")),
                 Err(err) => Err(refused(&err.to_string())),
             }
         }
         "holder" => {
             let name = required(request, "name", string)?;
             let service = service(state)?;
-            let holder = call("LockService::holder", || service.holder(name).map(quote))?;
-            Ok(format!(
-                "\"holder\":{}",
-                holder.as_deref().unwrap_or("null")
+            let holder = call("LockService::holder", || service.holder(name).map(str::to_owned))?;
+            Ok(returned(
+                &holder.as_deref().map_or_else(|| "null".to_owned(), quote),
+                &format!("{holder:?}"),
             ))
         }
         "write" => {
@@ -211,15 +219,18 @@ fn answer(request: &[(String, Json)], state: &mut State) -> Body {
             let token = required(request, "token", integer)?;
             let storage = storage(state)?;
             match call("FencedStorage::write", || storage.write(key, value, token))? {
-                Ok(()) => Ok("\"done\":true".to_owned()),
+                Ok(()) => Ok(returned("null", "Ok(())")),
                 Err(err) => Err(refused(&err.to_string())),
             }
         }
         "read" => {
             let key = required(request, "key", string)?;
             let storage = storage(state)?;
-            let value = call("FencedStorage::read", || storage.read(key).map(quote))?;
-            Ok(format!("\"value\":{}", value.as_deref().unwrap_or("null")))
+            let value = call("FencedStorage::read", || storage.read(key).map(str::to_owned))?;
+            Ok(returned(
+                &value.as_deref().map_or_else(|| "null".to_owned(), quote),
+                &format!("{value:?}"),
+            ))
         }
         "highest_token" => {
             let key = required(request, "key", string)?;
@@ -227,12 +238,12 @@ fn answer(request: &[(String, Json)], state: &mut State) -> Body {
             let token = call("FencedStorage::highest_token", || {
                 storage.highest_token(key)
             })?;
-            Ok(format!(
-                "\"token\":{}",
-                token.map_or_else(|| "null".to_owned(), |t| t.to_string())
+            Ok(returned(
+                &token.map_or_else(|| "null".to_owned(), |t| t.to_string()),
+                &format!("{token:?}"),
             ))
         }
-        other => Err(refused(&format!("adapter: unknown op {}", quote(other)))),
+        other => Err(refused(&format!("unknown op {other}"))),
     }
 }
 
@@ -254,8 +265,11 @@ fn storage(state: &mut State) -> Result<&mut FencedStorage, String> {
 
 fn lease_json(lease: &Lease) -> String {
     format!(
-        "{{\"token\":{},\"expires_at\":{}}}",
+        "{{\"name\":{},\"client_id\":{},\"token\":{},\"granted_at\":{},\"expires_at\":{}}}",
+        quote(&lease.name),
+        quote(&lease.client_id),
         lease.token,
+        float(lease.granted_at),
         float(lease.expires_at)
     )
 }

@@ -1,0 +1,382 @@
+//! A student's program, running: requests written ahead of their replies (pipelined), replies
+//! read in order, each within its own time. Everything that can go wrong with the program
+//! (garbage, the wrong id, silence, an exit, a huge line) becomes a [`ProtocolError`] naming the
+//! request, what came back and the end of the program's stderr.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::wire::{fmt_time, parse_reply, shorten, Reply, Request};
+use crate::sim::text::printable;
+
+/// The longest reply line read; a longer one is a protocol error, not a memory hog.
+pub const MAX_LINE: usize = 1024 * 1024;
+
+/// How long a program may take to answer one request, unless `--timeout` says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long a program may take to start and answer `hello`, unless `--startup-timeout` says
+/// otherwise: a JVM or a `node` loading modules takes a second on a busy machine.
+pub const DEFAULT_STARTUP: Duration = Duration::from_secs(10);
+
+/// How long a reply that came in time may wait for the reader thread to pass it on.
+const READER_GRACE: Duration = Duration::from_millis(100);
+
+/// How many of the program's last stderr lines a failure shows.
+const STDERR_TAIL: usize = 5;
+
+/// The program broke the protocol; the whole check stops (exit 2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProtocolError {
+    pub sentence: String,
+}
+
+impl std::fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.sentence)
+    }
+}
+
+impl ProtocolError {
+    pub fn new(sentence: impl Into<String>) -> ProtocolError {
+        ProtocolError {
+            sentence: sentence.into(),
+        }
+    }
+}
+
+/// How long the program may take: to start, and for each later request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timeouts {
+    pub startup: Duration,
+    pub request: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            startup: DEFAULT_STARTUP,
+            request: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+enum Line {
+    Text(String),
+    TooLong,
+    Closed,
+}
+
+/// A request written and not yet answered.
+struct Pending {
+    id: u64,
+    request: Request,
+    sent: Instant,
+}
+
+/// A running program that speaks the protocol.
+pub struct Program {
+    child: Child,
+    /// Lines for the writer thread; `None` once the program is stopped.
+    stdin: Option<Sender<String>>,
+    lines: Receiver<(Instant, Line)>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    next_id: u64,
+    timeouts: Timeouts,
+    pending: VecDeque<Pending>,
+    /// When the last reply arrived: the program could not start on the next request before.
+    last_reply: Instant,
+    /// Requests answered, for the report.
+    pub calls: u64,
+    /// What the program said it is in its `hello` reply.
+    pub language: String,
+    broken: Option<ProtocolError>,
+}
+
+impl Program {
+    /// Starts `command` and greets it. Fails if it cannot start or does not say hello.
+    pub fn start(mut command: Command, timeouts: Timeouts) -> Result<Program, ProtocolError> {
+        let shown = describe_command(&command);
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command
+            .spawn()
+            .map_err(|e| ProtocolError::new(format!("could not start {shown}: {e}")))?;
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let stdin = child.stdin.take().expect("piped stdin");
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || read_lines(stdout, send));
+        let (to_stdin, requests) = mpsc::channel();
+        std::thread::spawn(move || write_lines(stdin, requests));
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let keep = Arc::clone(&tail);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut tail = keep.lock().unwrap_or_else(|e| e.into_inner());
+                if tail.len() == STDERR_TAIL {
+                    tail.pop_front();
+                }
+                tail.push_back(line.trim().chars().take(300).collect());
+            }
+        });
+        let mut program = Program {
+            stdin: Some(to_stdin),
+            child,
+            lines,
+            stderr: tail,
+            next_id: 0,
+            timeouts,
+            pending: VecDeque::new(),
+            last_reply: Instant::now(),
+            calls: 0,
+            language: String::new(),
+            broken: None,
+        };
+        match program.call(&Request::Hello)? {
+            Reply::Hello { language } => program.language = language,
+            other => {
+                return Err(program.fail(
+                    &Request::Hello,
+                    0,
+                    format!("answered hello with {}", other.describe()),
+                ))
+            }
+        }
+        Ok(program)
+    }
+
+    /// Writes one request without waiting for its reply.
+    pub fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+        if let Some(e) = &self.broken {
+            return Err(e.clone());
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let sent = self
+            .stdin
+            .as_ref()
+            .is_some_and(|stdin| stdin.send(request.to_line(id)).is_ok());
+        if !sent {
+            return Err(self.exited(request, id));
+        }
+        self.pending.push_back(Pending {
+            id,
+            request: request.clone(),
+            sent: Instant::now(),
+        });
+        Ok(())
+    }
+
+    /// How many requests are written and not yet answered.
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The reply to the oldest request in flight.
+    pub fn receive(&mut self) -> Result<Reply, ProtocolError> {
+        if let Some(e) = &self.broken {
+            return Err(e.clone());
+        }
+        let Some(Pending { id, request, sent }) = self.pending.pop_front() else {
+            return Err(ProtocolError::new("no request is waiting for a reply"));
+        };
+        // The program could start on this request once it was written and the previous one
+        // was answered; its time runs from then.
+        let allowed = if id == 0 {
+            self.timeouts.startup
+        } else {
+            self.timeouts.request
+        };
+        let deadline = sent.max(self.last_reply) + allowed;
+        // The reader thread stamps each line as it arrives, and the stamp decides whether it
+        // came in time; the grace only lets a busy reader thread catch up.
+        let wait = deadline.saturating_duration_since(Instant::now()) + READER_GRACE;
+        let received = match self.lines.recv_timeout(wait) {
+            Ok((at, Line::Text(text))) if at <= deadline => {
+                self.last_reply = at;
+                text
+            }
+            Ok((_, Line::Text(_))) | Err(RecvTimeoutError::Timeout) => {
+                let what = format!(
+                    "did not answer within {} s",
+                    fmt_time(allowed.as_secs_f64())
+                );
+                return Err(self.fail(&request, id, what));
+            }
+            Ok((_, Line::TooLong)) => {
+                let what = format!("replied with a line longer than {} MiB", MAX_LINE >> 20);
+                return Err(self.fail(&request, id, what));
+            }
+            Ok((_, Line::Closed)) | Err(RecvTimeoutError::Disconnected) => {
+                return Err(self.exited(&request, id))
+            }
+        };
+        let reply = parse_reply(&received, id, &request).map_err(|what| {
+            let what = format!("replied '{}', which {what}", shorten(&received));
+            self.fail(&request, id, what)
+        })?;
+        self.calls += 1;
+        Ok(reply)
+    }
+
+    /// Sends one request and waits for its reply (with nothing else in flight).
+    pub fn call(&mut self, request: &Request) -> Result<Reply, ProtocolError> {
+        debug_assert!(self.pending.is_empty(), "call with requests in flight");
+        self.send(request)?;
+        self.receive()
+    }
+
+    /// Reads and drops the replies still in flight (a script stopped at its first difference),
+    /// each still within its time and well formed.
+    pub fn drain(&mut self) -> Result<(), ProtocolError> {
+        while !self.pending.is_empty() {
+            self.receive()?;
+        }
+        Ok(())
+    }
+
+    /// The last lines the program wrote to stderr.
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.stderr
+            .lock()
+            .map(|t| t.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn fail(&mut self, request: &Request, id: u64, what: String) -> ProtocolError {
+        // The stderr reader may still be catching up with the program's last words.
+        std::thread::sleep(Duration::from_millis(50));
+        let error = ProtocolError::new(format!(
+            "the program {what} at request {id} ({}){}",
+            printable(&request.call()),
+            self.stderr_clause()
+        ));
+        self.stop();
+        self.broken = Some(error.clone());
+        error
+    }
+
+    fn exited(&mut self, request: &Request, id: u64) -> ProtocolError {
+        let status = (0..40).find_map(|_| match self.child.try_wait() {
+            Ok(Some(status)) => Some(status),
+            _ => {
+                std::thread::sleep(Duration::from_millis(25));
+                None
+            }
+        });
+        let how = match status.and_then(|s| s.code()) {
+            Some(code) => format!("exited with status {code}"),
+            None => match status {
+                Some(_) => "was killed by a signal".to_owned(),
+                None => "closed its output".to_owned(),
+            },
+        };
+        self.fail(request, id, format!("{how} before answering"))
+    }
+
+    fn stderr_clause(&self) -> String {
+        let tail: Vec<String> = self
+            .stderr_tail()
+            .iter()
+            .map(|l| printable(l).into_owned())
+            .collect();
+        if tail.is_empty() {
+            "; it wrote nothing on stderr".into()
+        } else {
+            format!("; its stderr ends: {}", tail.join(" | "))
+        }
+    }
+
+    fn stop(&mut self) {
+        self.stdin = None;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn describe_command(command: &Command) -> String {
+    let mut words = vec![command.get_program().to_string_lossy().into_owned()];
+    words.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
+    printable(&words.join(" ")).into_owned()
+}
+
+/// Writes request lines as they come, flushing whenever no more are waiting, so a burst of
+/// requests costs few system calls and a lone one is not held back.
+fn write_lines(stdin: impl Write, requests: Receiver<String>) {
+    let mut out = BufWriter::with_capacity(64 * 1024, stdin);
+    while let Ok(line) = requests.recv() {
+        let mut next = Some(line);
+        while let Some(line) = next {
+            if writeln!(out, "{line}").is_err() {
+                return;
+            }
+            next = match requests.try_recv() {
+                Ok(line) => Some(line),
+                Err(TryRecvError::Empty) => None,
+                Err(TryRecvError::Disconnected) => {
+                    let _ = out.flush();
+                    return;
+                }
+            };
+        }
+        if out.flush().is_err() {
+            return;
+        }
+    }
+}
+
+/// Reads stdout a line at a time, never holding more than [`MAX_LINE`] bytes of one line, and
+/// stamps each line with when it arrived.
+fn read_lines(stdout: impl Read, send: Sender<(Instant, Line)>) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        let (consumed, done) = match reader.fill_buf() {
+            Ok([]) | Err(_) => {
+                let _ = send.send((Instant::now(), Line::Closed));
+                return;
+            }
+            Ok(chunk) => match chunk.iter().position(|&b| b == b'\n') {
+                Some(end) => {
+                    line.extend_from_slice(&chunk[..end]);
+                    (end + 1, true)
+                }
+                None => {
+                    line.extend_from_slice(chunk);
+                    (chunk.len(), false)
+                }
+            },
+        };
+        reader.consume(consumed);
+        if line.len() > MAX_LINE {
+            let _ = send.send((Instant::now(), Line::TooLong));
+            return;
+        }
+        if done {
+            let text = String::from_utf8_lossy(&line)
+                .trim_end_matches('\r')
+                .to_owned();
+            line.clear();
+            if send.send((Instant::now(), Line::Text(text))).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

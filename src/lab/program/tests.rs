@@ -1,0 +1,308 @@
+use super::*;
+use crate::lab::testing::{PATIENT, SH_HELLO};
+use crate::lab::wire::LeaseReply;
+
+/// Runs `script` with `sh -c`: a program that answers as scripted, whatever it is asked.
+fn sh(script: &str) -> Command {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(script);
+    command
+}
+
+fn acquire() -> Request {
+    Request::Acquire {
+        name: "file".into(),
+        client_id: "client-1".into(),
+    }
+}
+
+fn patient() -> Timeouts {
+    Timeouts {
+        startup: PATIENT,
+        request: PATIENT,
+    }
+}
+
+#[test]
+fn a_program_answers_each_request_in_turn_and_its_calls_are_counted() {
+    let script = r#"read l; printf '{"id":0,"hello":"x","language":"sh"}\r\n'
+        read l; echo '{"id":1,"done":true}'
+        read l; echo '{"id":2,"returned":{"token":3,"expires_at":12.5}}'
+        read l; echo '{"id":3,"returned":null}'
+        exec sleep 5"#;
+    let mut program = Program::start(sh(script), patient()).unwrap();
+    assert_eq!(program.language, "sh");
+    assert_eq!(program.calls, 1);
+    assert_eq!(program.call(&Request::Clock { now: 1.0 }), Ok(Reply::Done));
+    assert_eq!(program.calls, 2);
+    assert_eq!(
+        program.call(&acquire()),
+        Ok(Reply::Lease(Some(LeaseReply {
+            token: 3,
+            expires_at: Some(12.5)
+        })))
+    );
+    assert_eq!(
+        program.call(&Request::Holder {
+            name: "file".into()
+        }),
+        Ok(Reply::Holder(None))
+    );
+    assert_eq!(program.calls, 4);
+    assert_eq!(program.stderr_tail(), Vec::<String>::new());
+}
+
+/// Requests are written before their replies are read: a program that reads everything first
+/// and only then answers is answered in order.
+#[test]
+fn requests_are_written_ahead_of_their_replies() {
+    // `head -n 501` returns only once all 500 clock requests have arrived after hello.
+    let script = r#"read l; echo '{"id":0,"hello":"x","language":"sh"}'
+        head -n 500 > /dev/null
+        i=1; while [ $i -le 500 ]; do echo "{\"id\":$i,\"done\":true}"; i=$((i+1)); done
+        exec sleep 5"#;
+    let mut program = Program::start(sh(script), patient()).unwrap();
+    for n in 0..500 {
+        program.send(&Request::Clock { now: n as f64 }).unwrap();
+    }
+    assert_eq!(program.in_flight(), 500);
+    for _ in 0..500 {
+        assert_eq!(program.receive(), Ok(Reply::Done));
+    }
+    assert_eq!(program.in_flight(), 0);
+    assert_eq!(program.calls, 501);
+}
+
+/// Each reply's time runs from when the program could start on its request: five requests
+/// written at once, answered 0.2 s apart, all pass a 0.5 s timeout though the last comes 1 s
+/// after it was written.
+#[test]
+fn each_request_has_its_own_time_counted_from_the_reply_before_it() {
+    let script = format!(
+        r#"{SH_HELLO}
+        i=1; while [ $i -le 5 ]; do read l; sleep 0.2; echo "{{\"id\":$i,\"done\":true}}"; i=$((i+1)); done
+        read l; sleep 2; echo '{{"id":6,"done":true}}'"#
+    );
+    let timeouts = Timeouts {
+        startup: PATIENT,
+        request: Duration::from_millis(500),
+    };
+    let mut program = Program::start(sh(&script), timeouts).unwrap();
+    let started = Instant::now();
+    for n in 0..6 {
+        program.send(&Request::Clock { now: n as f64 }).unwrap();
+    }
+    for _ in 0..5 {
+        assert_eq!(program.receive(), Ok(Reply::Done));
+    }
+    assert!(started.elapsed() >= Duration::from_millis(1000));
+    assert_eq!(
+        program.receive().unwrap_err().sentence,
+        "the program did not answer within 0.5 s at request 6 (clock = 5.0); it wrote nothing \
+         on stderr"
+    );
+}
+
+/// The start-up allowance covers the program's own start: a slow start is not a slow request.
+#[test]
+fn hello_gets_the_start_up_allowance_and_later_requests_the_timeout() {
+    let slow_start = format!("sleep 0.6; {SH_HELLO}; read l; sleep 5");
+    let generous = Timeouts {
+        startup: PATIENT,
+        request: Duration::from_millis(300),
+    };
+    let mut program = Program::start(sh(&slow_start), generous).unwrap();
+    assert_eq!(program.language, "sh");
+    assert!(program
+        .call(&acquire())
+        .unwrap_err()
+        .sentence
+        .starts_with("the program did not answer within 0.3 s at request 1"));
+    let strict = Timeouts {
+        startup: Duration::from_millis(200),
+        request: PATIENT,
+    };
+    assert_eq!(
+        Program::start(sh(&slow_start), strict)
+            .err()
+            .unwrap()
+            .sentence,
+        "the program did not answer within 0.2 s at request 0 (hello); it wrote nothing on stderr"
+    );
+}
+
+#[test]
+fn a_program_that_cannot_start_is_named_with_its_arguments() {
+    let mut command = Command::new("/nonexistent/fencing-lab-student");
+    command.args(["--serve", "a\u{7}b"]);
+    let error = Program::start(command, patient()).err().unwrap();
+    let sentence = "could not start /nonexistent/fencing-lab-student --serve a\\u{7}b: \
+                    No such file or directory (os error 2)";
+    assert_eq!(error.sentence, sentence);
+    assert_eq!(error.to_string(), sentence);
+}
+
+#[test]
+fn a_reply_with_the_wrong_id_stops_the_program_and_fails_every_later_call() {
+    let script = format!(r#"{SH_HELLO}; read l; echo '{{"id":0,"done":true}}'; exec sleep 5"#);
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let error = program.call(&Request::Clock { now: 1.0 }).unwrap_err();
+    let sentence = r#"the program replied '{"id":0,"done":true}', which carries id 0 instead of 1 at request 1 (clock = 1.0); it wrote nothing on stderr"#;
+    assert_eq!(error.to_string(), sentence);
+    // Stopped: no stdin, killed and reaped.
+    assert!(program.stdin.is_none());
+    assert!(program.child.try_wait().unwrap().is_some());
+    // Latched: later calls fail the same way without a request.
+    assert_eq!(program.call(&Request::Hello), Err(error.clone()));
+    assert_eq!(program.send(&Request::Hello), Err(error));
+    assert_eq!(program.next_id, 2);
+    assert_eq!(program.calls, 1);
+}
+
+#[test]
+fn a_reply_that_is_not_json_is_quoted() {
+    let script = format!("{SH_HELLO}; read l; echo 'acquiring the lock'; exec sleep 5");
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    assert_eq!(
+        program.call(&acquire()).unwrap_err().sentence,
+        "the program replied 'acquiring the lock', which is not JSON (print debugging output \
+         on stderr, never on stdout) at request 1 (acquire(file, client-1)); it wrote nothing \
+         on stderr"
+    );
+}
+
+#[test]
+fn a_program_that_exits_shows_its_status_and_its_last_five_stderr_lines() {
+    let script = format!(
+        r#"for i in 1 2 3 4 5 6 7; do echo "  line $i  " >&2; done; {SH_HELLO}; read l; exit 3"#
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    // However busy the machine, the stderr reader has caught up before the program fails.
+    let started = Instant::now();
+    while program.stderr_tail().last().map(String::as_str) != Some("line 7")
+        && started.elapsed() < PATIENT
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(
+        program.call(&acquire()).unwrap_err().sentence,
+        "the program exited with status 3 before answering at request 1 \
+         (acquire(file, client-1)); its stderr ends: line 3 | line 4 | line 5 | line 6 | line 7"
+    );
+    assert_eq!(
+        program.stderr_tail(),
+        ["line 3", "line 4", "line 5", "line 6", "line 7"]
+    );
+}
+
+/// What the program wrote on stderr reaches an error escaped: it cannot retitle the terminal.
+#[test]
+fn a_programs_stderr_is_escaped_in_an_error() {
+    let script = format!(r#"printf 'boom\033]0;PWN\007\n' >&2; {SH_HELLO}; read l; exit 1"#);
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let started = Instant::now();
+    while program.stderr_tail().is_empty() && started.elapsed() < PATIENT {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let sentence = program.call(&acquire()).unwrap_err().sentence;
+    assert!(
+        sentence.ends_with("its stderr ends: boom\\u{1b}]0;PWN\\u{7}"),
+        "{sentence}"
+    );
+}
+
+#[test]
+fn a_program_killed_by_a_signal_says_so() {
+    let script = format!("{SH_HELLO}; read l; kill -9 $$");
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    assert_eq!(
+        program
+            .call(&Request::Clock { now: 2.0 })
+            .unwrap_err()
+            .sentence,
+        "the program was killed by a signal before answering at request 1 (clock = 2.0); \
+         it wrote nothing on stderr"
+    );
+}
+
+#[test]
+fn a_program_that_does_not_answer_in_time_is_stopped() {
+    let script = format!("{SH_HELLO}; read l; exec sleep 5");
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    program.timeouts.request = Duration::from_millis(300);
+    assert_eq!(
+        program.call(&acquire()).unwrap_err().sentence,
+        "the program did not answer within 0.3 s at request 1 (acquire(file, client-1)); \
+         it wrote nothing on stderr"
+    );
+    assert!(program.child.try_wait().unwrap().is_some());
+}
+
+/// Replies still in flight when a script stops are read and dropped, each still judged as a
+/// protocol line.
+#[test]
+fn replies_left_in_flight_are_drained() {
+    let script = format!(
+        r#"{SH_HELLO}; read l; echo '{{"id":1,"done":true}}'; read l; echo '{{"id":2,"done":true}}'
+        read l; echo 'garbage'; exec sleep 5"#
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    for n in 0..2 {
+        program.send(&Request::Clock { now: n as f64 }).unwrap();
+    }
+    program.drain().unwrap();
+    assert_eq!(program.in_flight(), 0);
+    program.send(&Request::Clock { now: 9.0 }).unwrap();
+    assert!(program
+        .drain()
+        .unwrap_err()
+        .sentence
+        .starts_with("the program replied 'garbage', which is not JSON"));
+}
+
+/// A program whose hello reply is one line of `length` bytes, newline aside.
+fn hello_of_length(length: usize) -> Command {
+    let start = r#"{"id":0,"hello":"x","language":"sh","padding":""#;
+    let padding = length - start.len() - 2;
+    sh(&format!(
+        r#"read l; printf '%s' '{start}'; head -c {padding} /dev/zero | tr '\0' x; printf '"}}\n'; exec sleep 5"#
+    ))
+}
+
+#[test]
+fn a_reply_line_of_one_mib_is_read_and_a_longer_one_is_refused() {
+    let program = Program::start(hello_of_length(MAX_LINE), patient()).unwrap();
+    assert_eq!(program.language, "sh");
+    assert_eq!(
+        Program::start(hello_of_length(MAX_LINE + 1), patient())
+            .err()
+            .unwrap()
+            .sentence,
+        "the program replied with a line longer than 1 MiB at request 0 (hello); \
+         it wrote nothing on stderr"
+    );
+}
+
+#[test]
+fn hello_answered_with_anything_else_fails_at_request_0() {
+    let script = r#"read l; echo '{"id":0,"threw":"not today"}'; exec sleep 5"#;
+    assert_eq!(
+        Program::start(sh(script), patient())
+            .err()
+            .unwrap()
+            .sentence,
+        "the program answered hello with refused (\"not today\") at request 0 (hello); \
+         it wrote nothing on stderr"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn dropping_a_program_kills_it() {
+    let program = Program::start(sh(&format!("{SH_HELLO}; exec sleep 5")), patient()).unwrap();
+    let pid = program.child.id();
+    let proc = std::path::PathBuf::from(format!("/proc/{pid}"));
+    assert!(proc.exists());
+    drop(program);
+    assert!(!proc.exists(), "{pid} still runs");
+}

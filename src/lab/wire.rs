@@ -1,0 +1,405 @@
+//! The lab protocol's lines (docs/lab-protocol.md): requests as fencing-lab writes them, and
+//! replies read under the one convention every language shares. An adapter only reports what a
+//! method did (`returned`, `threw`); this module decides what that means, so the same code gets
+//! the same verdict in every language.
+
+use serde_json::{json, Map, Value};
+
+use crate::sim::text::printable;
+
+/// The largest token the protocol carries: JSON numbers are exact up to 2^53 - 1 in every
+/// language a student writes.
+pub const MAX_TOKEN: u64 = (1 << 53) - 1;
+
+/// One call to the student's code.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Request {
+    Hello,
+    New {
+        lease_seconds: Option<f64>,
+        first_token: Option<u64>,
+    },
+    Clock {
+        now: f64,
+    },
+    Acquire {
+        name: String,
+        client_id: String,
+    },
+    Renew {
+        name: String,
+        client_id: String,
+        token: u64,
+    },
+    Release {
+        name: String,
+        client_id: String,
+        token: u64,
+    },
+    Holder {
+        name: String,
+    },
+    Write {
+        key: String,
+        value: String,
+        token: u64,
+    },
+    Read {
+        key: String,
+    },
+    HighestToken {
+        key: String,
+    },
+}
+
+impl Request {
+    /// The request's `op`, as the protocol names it.
+    pub fn op(&self) -> &'static str {
+        match self {
+            Request::Hello => "hello",
+            Request::New { .. } => "new",
+            Request::Clock { .. } => "clock",
+            Request::Acquire { .. } => "acquire",
+            Request::Renew { .. } => "renew",
+            Request::Release { .. } => "release",
+            Request::Holder { .. } => "holder",
+            Request::Write { .. } => "write",
+            Request::Read { .. } => "read",
+            Request::HighestToken { .. } => "highest_token",
+        }
+    }
+
+    /// The request as one protocol line (without the newline).
+    pub fn to_line(&self, id: u64) -> String {
+        let mut body = Map::new();
+        body.insert("op".into(), json!(self.op()));
+        let mut put = |field: &str, value: Value| {
+            body.insert(field.into(), value);
+        };
+        match self {
+            Request::Hello => {}
+            Request::New {
+                lease_seconds,
+                first_token,
+            } => {
+                if let Some(l) = lease_seconds {
+                    put("lease_seconds", json!(l));
+                }
+                if let Some(t) = first_token {
+                    put("first_token", json!(t));
+                }
+            }
+            Request::Clock { now } => put("now", json!(now)),
+            Request::Acquire { name, client_id } => {
+                put("name", json!(name));
+                put("client_id", json!(client_id));
+            }
+            Request::Renew {
+                name,
+                client_id,
+                token,
+            }
+            | Request::Release {
+                name,
+                client_id,
+                token,
+            } => {
+                put("name", json!(name));
+                put("client_id", json!(client_id));
+                put("token", json!(token));
+            }
+            Request::Holder { name } => put("name", json!(name)),
+            Request::Write { key, value, token } => {
+                put("key", json!(key));
+                put("value", json!(value));
+                put("token", json!(token));
+            }
+            Request::Read { key } | Request::HighestToken { key } => put("key", json!(key)),
+        }
+        body.insert("id".into(), json!(id));
+        Value::Object(body).to_string()
+    }
+
+    /// The call as a student writes it: `acquire(file, client-2)`.
+    pub fn call(&self) -> String {
+        match self {
+            Request::Hello => "hello".into(),
+            Request::New {
+                lease_seconds,
+                first_token,
+            } => {
+                let mut args = vec!["clock".to_owned()];
+                args.extend(lease_seconds.map(fmt_time));
+                args.extend(first_token.map(|t| t.to_string()));
+                format!("new LockService({})", args.join(", "))
+            }
+            Request::Clock { now } => format!("clock = {}", fmt_time(*now)),
+            Request::Acquire { name, client_id } => format!("acquire({name}, {client_id})"),
+            Request::Renew {
+                name,
+                client_id,
+                token,
+            } => format!("renew({name}, {client_id}, {token})"),
+            Request::Release {
+                name,
+                client_id,
+                token,
+            } => format!("release({name}, {client_id}, {token})"),
+            Request::Holder { name } => format!("holder({name})"),
+            Request::Write { key, value, token } => format!("write({key}, \"{value}\", {token})"),
+            Request::Read { key } => format!("read({key})"),
+            Request::HighestToken { key } => format!("highest_token({key})"),
+        }
+    }
+}
+
+/// A lease as the student's code returned it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeaseReply {
+    pub token: u64,
+    /// `None` when the student's lease object has no expiry field.
+    pub expires_at: Option<f64>,
+}
+
+/// What the student's code did with one request, read under the one convention.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    Hello {
+        language: String,
+    },
+    /// `new` or `clock` worked.
+    Done,
+    /// A release or write succeeded. `none` holds how the language wrote the none it returned
+    /// (`None`, `undefined`), which also counts as success.
+    Succeeded {
+        none: Option<String>,
+    },
+    /// acquire or renew: a lease, or none ("no lease").
+    Lease(Option<LeaseReply>),
+    Holder(Option<String>),
+    Value(Option<String>),
+    Token(Option<u64>),
+    /// It threw or raised (the error's text), or returned false.
+    Refused(String),
+    /// It returned something of another type: what came back and what was expected.
+    Strange(String),
+    /// The starter's "not implemented yet", naming the method.
+    NotImplemented(String),
+}
+
+impl Reply {
+    /// The reply as a transcript says it: `null`, `lease token 2 (expires 20.0)`, `refused ("...")`.
+    pub fn describe(&self) -> String {
+        match self {
+            Reply::Hello { language } => format!("hello from {}", one_line(language)),
+            Reply::Done | Reply::Succeeded { none: None } => "ok".into(),
+            Reply::Succeeded { none: Some(word) } => format!("ok (returned {})", one_line(word)),
+            Reply::Lease(None) => "null".into(),
+            Reply::Lease(Some(l)) => match l.expires_at {
+                Some(e) => format!("lease token {} (expires {})", l.token, fmt_time(e)),
+                None => format!("lease token {}", l.token),
+            },
+            Reply::Holder(h) | Reply::Value(h) => match h {
+                Some(h) => format!("\"{}\"", one_line(h)),
+                None => "null".into(),
+            },
+            Reply::Token(t) => t.map_or("null".into(), |t| t.to_string()),
+            Reply::Refused(m) => format!("refused (\"{}\")", one_line(m)),
+            Reply::Strange(what) => one_line(what),
+            Reply::NotImplemented(m) => format!("not implemented yet ({})", one_line(m)),
+        }
+    }
+
+    /// Whether the call did not do what was asked: refused, no lease, or not written yet.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            Reply::Refused(_) | Reply::NotImplemented(_) | Reply::Lease(None)
+        )
+    }
+}
+
+/// A student's text made safe for a terminal, one line, at most 200 characters.
+pub fn one_line(text: &str) -> String {
+    let flat = crate::sim::text::one_line(text);
+    let safe = printable(&flat);
+    if safe.chars().count() > 200 {
+        format!("{}…", safe.chars().take(200).collect::<String>())
+    } else {
+        safe.into_owned()
+    }
+}
+
+/// Parses a reply to `request`. `Err` says what is wrong with the line: a protocol error.
+pub fn parse_reply(line: &str, id: u64, request: &Request) -> Result<Reply, String> {
+    let value: Value = serde_json::from_str(line).map_err(|_| {
+        "is not JSON (print debugging output on stderr, never on stdout)".to_owned()
+    })?;
+    let object = value
+        .as_object()
+        .ok_or_else(|| "is not a JSON object".to_owned())?;
+    match object.get("id").and_then(Value::as_u64) {
+        Some(got) if got == id => {}
+        Some(got) => return Err(format!("carries id {got} instead of {id}")),
+        None => return Err("has no numeric `id`".to_owned()),
+    }
+    let text_of = |value: &Value| value.as_str().map_or(value.to_string(), str::to_owned);
+    if let Some(message) = object.get("threw").or_else(|| object.get("refused")) {
+        return Ok(Reply::Refused(text_of(message)));
+    }
+    if let Some(method) = object.get("not_implemented") {
+        return Ok(Reply::NotImplemented(text_of(method)));
+    }
+    let expected = |what: &str| format!("is not a reply to {} (expected {what})", request.op());
+    match request {
+        Request::Hello => match object.get("hello") {
+            Some(_) => Ok(Reply::Hello {
+                language: object
+                    .get("language")
+                    .and_then(Value::as_str)
+                    .unwrap_or("an unnamed language")
+                    .to_owned(),
+            }),
+            None => Err(expected("`hello`")),
+        },
+        Request::New { .. } | Request::Clock { .. } => match object.get("done") {
+            Some(Value::Bool(true)) => Ok(Reply::Done),
+            _ => Err(expected("`done: true` or `threw`")),
+        },
+        _ => {
+            let shown = object.get("shown").and_then(Value::as_str);
+            match returned(object, request) {
+                Some(value) => Ok(interpret(request, value, shown)),
+                None => Err(expected("`returned` or `threw`")),
+            }
+        }
+    }
+}
+
+/// The method's return value: version 2's `returned`, or a version 1 field meaning the same.
+fn returned<'a>(object: &'a Map<String, Value>, request: &Request) -> Option<&'a Value> {
+    const TRUE: Value = Value::Bool(true);
+    if let Some(value) = object.get("returned") {
+        return Some(value);
+    }
+    let legacy = match request {
+        Request::Acquire { .. } | Request::Renew { .. } => "lease",
+        Request::Release { .. } | Request::Write { .. } => {
+            return matches!(object.get("done"), Some(Value::Bool(true))).then_some(&TRUE);
+        }
+        Request::Holder { .. } => "holder",
+        Request::Read { .. } => "value",
+        Request::HighestToken { .. } => "token",
+        Request::Hello | Request::New { .. } | Request::Clock { .. } => return None,
+    };
+    object.get(legacy)
+}
+
+/// What a returned value means for this request, under the one convention: `false` refuses;
+/// from acquire and renew a none is "no lease"; from release and write anything but `false`
+/// succeeds; anything of another type is shown for what it is.
+fn interpret(request: &Request, value: &Value, shown: Option<&str>) -> Reply {
+    let shown_as = || shown.map_or_else(|| show(value), str::to_owned);
+    let strange = |wanted: &str| Reply::Strange(format!("{}, not {wanted}", shown_as()));
+    match request {
+        Request::Acquire { .. } | Request::Renew { .. } => match value {
+            Value::Null | Value::Bool(false) => Reply::Lease(None),
+            Value::Object(lease) => match lease_of(lease) {
+                Ok(lease) => Reply::Lease(Some(lease)),
+                Err(why) => Reply::Strange(format!("{} ({why})", shown_as())),
+            },
+            _ => strange("a lease or none"),
+        },
+        Request::Release { .. } | Request::Write { .. } => match value {
+            Value::Bool(false) => Reply::Refused(format!("returned {}", shown_as())),
+            Value::Null => Reply::Succeeded {
+                none: Some(shown.unwrap_or("null").to_owned()),
+            },
+            _ => Reply::Succeeded { none: None },
+        },
+        Request::Holder { .. } | Request::Read { .. } => {
+            let text = match value {
+                Value::Null => None,
+                Value::String(s) => Some(s.clone()),
+                _ => return strange("a string or none"),
+            };
+            if matches!(request, Request::Holder { .. }) {
+                Reply::Holder(text)
+            } else {
+                Reply::Value(text)
+            }
+        }
+        Request::HighestToken { .. } => match value {
+            Value::Null => Reply::Token(None),
+            _ => match as_token(value) {
+                Some(t) => Reply::Token(Some(t)),
+                None => strange("a whole number or none"),
+            },
+        },
+        Request::Hello | Request::New { .. } | Request::Clock { .. } => Reply::Done,
+    }
+}
+
+/// A lease object's token and expiry (`expires_at` or `expiresAt`).
+fn lease_of(lease: &Map<String, Value>) -> Result<LeaseReply, &'static str> {
+    let token = lease
+        .get("token")
+        .and_then(as_token)
+        .ok_or("a lease needs a whole, non-negative token")?;
+    let expiry = ["expires_at", "expiresAt"]
+        .iter()
+        .find_map(|f| lease.get(*f).filter(|v| !v.is_null()));
+    let expires_at = match expiry {
+        None => None,
+        Some(e) => Some(
+            e.as_f64()
+                .filter(|e| e.is_finite())
+                .ok_or("its expiry is not a number")?,
+        ),
+    };
+    Ok(LeaseReply { token, expires_at })
+}
+
+/// A JSON value as the transcript shows a returned value with no `shown` of its own.
+fn show(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::String(s) => format!("\"{s}\""),
+        other => other.to_string(),
+    }
+}
+
+/// A token: a whole number from 0 to 2^53 - 1, even when a language prints it as `2.0`.
+pub fn as_token(value: &Value) -> Option<u64> {
+    let token = value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= MAX_TOKEN as f64)
+            .map(|f| f as u64)
+    })?;
+    (token <= MAX_TOKEN).then_some(token)
+}
+
+/// A time in seconds as the transcript shows it: to the millisecond when that is exact (`10.0`),
+/// else every digit, so that a student's `10.000000001` is not shown as `10.0`.
+pub fn fmt_time(seconds: f64) -> String {
+    let ms = (seconds * 1000.0).round();
+    if ms / 1000.0 == seconds {
+        crate::sim::time::fmt_service_seconds(seconds)
+    } else {
+        format!("{seconds}")
+    }
+}
+
+/// A reply line quoted in an error, made printable and cut at 120 characters.
+pub fn shorten(line: &str) -> String {
+    let line = printable(line);
+    if line.chars().count() > 120 {
+        format!("{}…", line.chars().take(120).collect::<String>())
+    } else {
+        line.into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests;
