@@ -171,9 +171,9 @@ pub struct ChaosArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum LabCommand {
-    /// Write a starter into DIR: js (also for TypeScript), python or rust.
+    /// Write a starter into DIR: js (also for TypeScript), python, rust or java.
     Init {
-        /// js, python or rust.
+        /// js, python, rust or java.
         language: String,
         /// The folder to write (created if missing; no file is ever overwritten).
         dir: PathBuf,
@@ -194,8 +194,12 @@ pub struct CheckArgs {
     /// How long the program may take to answer one request, in seconds.
     #[arg(long, value_name = "S", default_value = "2", value_parser = parse_duration, allow_hyphen_values = true)]
     pub timeout: Ms,
-    /// Run only this rule (the ids `check` prints).
-    #[arg(long, value_name = "RULE")]
+    /// How long the program may take to start and answer its first request, in seconds (a JVM
+    /// or a busy machine takes a while).
+    #[arg(long, value_name = "S", default_value = "10", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub startup_timeout: Ms,
+    /// Run only this check (any id `check` prints: a rule, random, exhaustive or chaos).
+    #[arg(long, value_name = "CHECK")]
     pub only: Option<String>,
     /// How many chaos seeds to run (1..=N).
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = parse_runs, allow_hyphen_values = true)]

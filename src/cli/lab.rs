@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use super::args::{CheckArgs, CheckFormat};
 use super::Failure;
-use crate::lab::protocol::{fmt_time, Reply, Request};
+use crate::lab::check::CheckId;
 use crate::lab::remote::{self, Fault};
-use crate::lab::{check, starter, Plan, Target};
+use crate::lab::wire::{fmt_time, Reply, Request};
+use crate::lab::{check, report, starter, Plan, Target, Timeouts};
 use crate::sim::backend::BackendFactory;
 use crate::sim::text::printable;
 use crate::sim::Scenario;
@@ -39,7 +40,7 @@ pub fn init(out: &mut impl Write, language: &str, dir: &Path) -> Result<ExitCode
 pub fn backend(dir: &Path) -> Result<(BackendFactory, Fault), Failure> {
     let target = Target::Folder(dir.to_owned());
     let program = target
-        .start(crate::lab::DEFAULT_TIMEOUT)
+        .start(Timeouts::default())
         .map_err(|e| Failure::usage(format!("--impl {}: {e}", target.describe())))?;
     let fault = Fault::default();
     let factory = remote::factory_with_fault(Arc::new(Mutex::new(program)), fault.clone());
@@ -68,21 +69,55 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
         (Some(dir), true) => Target::Folder(dir.clone()),
         (None, _) => Target::Command(args.command.clone()),
     };
-    let timeout = Duration::from_millis(args.timeout);
+    let only = match &args.only {
+        None => None,
+        Some(id) => Some(CheckId::from_id(id).ok_or_else(|| {
+            let ids: Vec<&str> = CheckId::all().iter().map(|c| c.id()).collect();
+            Failure::usage(format!(
+                "--only {} names no check; the checks are {}",
+                printable(id),
+                ids.join(", ")
+            ))
+        })?),
+    };
+    let timeouts = Timeouts {
+        startup: Duration::from_millis(args.startup_timeout),
+        request: Duration::from_millis(args.timeout),
+    };
     let program = target
-        .start(timeout)
+        .start(timeouts)
         .map_err(|e| Failure::usage(e.sentence))?;
     let plan = Plan {
         chaos_seeds: args.seeds,
-        only: args.only.clone(),
+        only,
+        timeouts,
         ..Plan::default()
     };
-    let report = check::run(&target, program, &plan).map_err(|e| Failure::usage(e.sentence))?;
+    let text = args.format == CheckFormat::Text;
+    if text {
+        write!(
+            out,
+            "{}",
+            report::heading(&target.describe(), &program.language)
+        )?;
+        out.flush()?;
+    }
+    // Each check's lines go out as soon as it is decided; a failed write ends the check.
+    let mut written = Ok(());
+    let report = check::run(&target, program, &plan, &mut |outcome| {
+        if text && written.is_ok() {
+            written = write!(out, "{}", report::text_of(outcome)).and_then(|()| out.flush());
+        }
+    });
+    written?;
     match args.format {
-        CheckFormat::Text => write!(out, "{}", check::text(&report))?,
-        CheckFormat::Json => writeln!(out, "{}", check::json(&report))?,
+        CheckFormat::Text => write!(out, "{}", report::summary(&report))?,
+        CheckFormat::Json => writeln!(out, "{}", report::json(&report))?,
     }
     out.flush()?;
+    if let Some(error) = &report.error {
+        return Err(Failure::usage(printable(error).into_owned()));
+    }
     if args.tui {
         if let Some(outcome) = report.first_failure() {
             open_failure(&target, outcome)?;
@@ -98,7 +133,7 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
 /// Opens a failure in the UI: the chaos seed on the student's code, or the minimal case made a
 /// scenario (each call a beat, captioned with what it returned and what the seed expected).
 fn open_failure(target: &Target, outcome: &check::Outcome) -> Result<(), Failure> {
-    let failure = outcome.failure.as_ref().expect("a failing outcome");
+    let failure = outcome.failure().expect("a failing outcome");
     let Target::Folder(dir) = target else {
         return Err(Failure::usage(
             "--tui needs a folder (the UI drives the program through its adapter), not a command",
@@ -114,13 +149,13 @@ fn open_failure(target: &Target, outcome: &check::Outcome) -> Result<(), Failure
             },
         ),
         None => {
-            let text = minimal_case_scenario(&outcome.id, failure);
+            let text = minimal_case_scenario(outcome.id(), failure);
             // Validated here, so a case the lesson cannot show is one sentence, not a bad file.
             Scenario::parse("minimal-case", "check --tui", &text)
                 .map_err(|e| Failure::usage(format!("the minimal case cannot be shown: {e}")))?;
             // Named after the rule, so the header reads "renew-extends-from-now: ...".
             let folder = std::env::temp_dir().join(format!("fencing-lab-{}", std::process::id()));
-            let path = folder.join(format!("{}.toml", outcome.id));
+            let path = folder.join(format!("{}.toml", outcome.id()));
             std::fs::create_dir_all(&folder)
                 .and_then(|()| std::fs::write(&path, &text))
                 .map_err(|e| Failure::usage(format!("could not write {}: {e}", path.display())))?;
@@ -154,6 +189,16 @@ pub fn minimal_case_scenario(rule: &str, failure: &check::Failure) -> String {
                 _ => None,
             })
     };
+    // What the check found: the call that differs, what came back and what the seed gives.
+    let found = failure.played.last().map(|p| {
+        format!(
+            "{} -> {}, but {} ({})",
+            p.request.call(),
+            p.got.describe(),
+            failure.expected,
+            failure.rule
+        )
+    });
     for (i, played) in failure.played.iter().enumerate() {
         let mut caption = format!("{} -> {}", played.request.call(), played.got.describe());
         // The first beat says what the check found (the last one is the failure itself).
@@ -161,17 +206,15 @@ pub fn minimal_case_scenario(rule: &str, failure: &check::Failure) -> String {
         if leads {
             // Said first, as what the check found: the failing step's own caption is shown
             // only where the run matches the library's, which a failing step never does.
-            if let Some((at, said)) = failure.transcript.last().and_then(|l| l.split_once(' ')) {
+            if let (Some(found), Some(p)) = (&found, failure.played.last()) {
                 caption = format!(
-                    "check found: at {} s {}. Press n to watch it happen.",
-                    at.trim_start_matches("t="),
-                    said.trim()
+                    "check found: at {} s {found}. Press n to watch it happen.",
+                    fmt_time(p.now)
                 );
             }
         } else if i == last {
-            // The transcript's last line says what the seed expected; drop its time column.
-            if let Some((_, said)) = failure.transcript.last().and_then(|l| l.split_once(' ')) {
-                caption = said.trim().to_owned();
+            if let Some(found) = &found {
+                caption = found.clone();
             }
         }
         let client = |id: &str| id.trim_start_matches("client-").parse::<u8>().unwrap_or(1);

@@ -1,19 +1,53 @@
-//! `fencing-lab check`: every named rule, random and exhaustive scripts, and the seed's chaos
-//! test, run on the student's program; the result as data, then as text or JSON.
+//! `fencing-lab check`: the experiments, every named rule, random and exhaustive scripts and the
+//! seed's chaos test, run on the student's program; the result as data ([`Report`]), each check
+//! handed on as soon as it is decided. `report` says it as text, JSON or for an autograder.
 
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
-
-use super::explore::{self, Bounds};
-use super::protocol::{Program, ProtocolError};
-use super::remote;
+use super::chaos;
+use super::explore::{self, Bounds, Shrunk};
+use super::judge::Profile;
+use super::profile::{self, Findings};
+use super::program::{Program, ProtocolError, Timeouts};
 use super::rules;
-use super::script::{play, Mismatch, Played, Script};
+use super::script::{play, Mismatch, Played, Scope, Script, Subject};
+use super::seed::Rule;
 use super::target::Target;
 use crate::sim::text::counted;
-use crate::sim::{EventKind, Keep, Scenario, Setup, World};
+
+/// One check `check` runs: a rule's own script, or one of the broad ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CheckId {
+    Rule(Rule),
+    Random,
+    Exhaustive,
+    Chaos,
+}
+
+impl CheckId {
+    /// Every check, in the order they run and are reported.
+    pub fn all() -> Vec<CheckId> {
+        Rule::ALL
+            .into_iter()
+            .map(CheckId::Rule)
+            .chain([CheckId::Random, CheckId::Exhaustive, CheckId::Chaos])
+            .collect()
+    }
+
+    /// The id `check` prints and `--only` takes.
+    pub fn id(self) -> &'static str {
+        match self {
+            CheckId::Rule(rule) => rule.id(),
+            CheckId::Random => "random",
+            CheckId::Exhaustive => "exhaustive",
+            CheckId::Chaos => "chaos",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<CheckId> {
+        CheckId::all().into_iter().find(|c| c.id() == id)
+    }
+}
 
 /// How much `check` runs.
 #[derive(Clone, Debug)]
@@ -21,8 +55,12 @@ pub struct Plan {
     pub bounds: Bounds,
     /// Chaos seeds 1..=N.
     pub chaos_seeds: u64,
-    /// Only the rule with this id (and no random, exhaustive or chaos checks).
-    pub only: Option<String>,
+    /// Only this check.
+    pub only: Option<CheckId>,
+    /// How long the program may take, to start and to answer; a fresh program gets the same.
+    pub timeouts: Timeouts,
+    /// When the whole check must end; the checks not started by then are reported as not run.
+    pub deadline: Option<Duration>,
 }
 
 impl Default for Plan {
@@ -31,28 +69,72 @@ impl Default for Plan {
             bounds: Bounds::default(),
             chaos_seeds: 20,
             only: None,
+            timeouts: Timeouts::default(),
+            deadline: None,
         }
     }
 }
 
+/// What one check decided.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Passed,
+    Failed(Box<Failure>),
+    /// A difference about another rule came first, so this rule could not be judged: counted
+    /// neither passed nor failed.
+    NotJudged {
+        rule: Rule,
+        because: String,
+    },
+    /// The check did not run: the program stopped, or the check's deadline passed.
+    NotRun(String),
+}
+
 /// One check's result.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
-    pub id: String,
+    pub check: CheckId,
     /// What it checks, in the seed's words where it is a rule.
     pub words: String,
     /// What was tried ("4,096 scripts of 4 calls").
     pub scope: String,
-    pub failure: Option<Failure>,
+    pub verdict: Verdict,
+}
+
+impl Outcome {
+    pub fn id(&self) -> &'static str {
+        self.check.id()
+    }
+
+    pub fn passed(&self) -> bool {
+        self.verdict == Verdict::Passed
+    }
+
+    pub fn failure(&self) -> Option<&Failure> {
+        match &self.verdict {
+            Verdict::Failed(f) => Some(f),
+            _ => None,
+        }
+    }
 }
 
 /// How a check failed.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Failure {
-    /// The minimal transcript, one call a line, the last one saying what the seed expected.
+    /// The rule the difference breaks.
+    pub rule: Rule,
+    /// The minimal transcript, one call a line, the last the one that differs.
     pub transcript: Vec<String>,
+    /// What the seed gives instead, and why.
+    pub expected: String,
+    /// A note in the student's terms (why their none counted as success).
+    pub hint: Option<String>,
+    /// More that a reader needs (the chaos runs' writes, a difference that would not repeat).
+    pub note: Option<String>,
     /// The command that shows it again.
     pub replay: String,
+    /// The command that plays it in the lesson's UI, where that is a lesson of its own.
+    pub watch: Option<String>,
     /// The chaos seed that failed, for `--tui`.
     pub chaos_seed: Option<u64>,
     /// The minimal case's calls, for `--tui` to play as a lesson.
@@ -63,579 +145,571 @@ pub struct Failure {
 }
 
 /// Everything `check` found.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Report {
     pub target: String,
     pub language: String,
     pub outcomes: Vec<Outcome>,
+    /// Requests answered, the greetings aside.
     pub calls: u64,
     pub seconds: f64,
+    /// Why the check stopped early (the program broke the protocol), if it did.
+    pub error: Option<String>,
 }
 
 impl Report {
+    pub fn count(&self, which: fn(&Verdict) -> bool) -> usize {
+        self.outcomes.iter().filter(|o| which(&o.verdict)).count()
+    }
+
     pub fn passed(&self) -> usize {
-        self.outcomes.iter().filter(|o| o.failure.is_none()).count()
+        self.count(|v| *v == Verdict::Passed)
+    }
+
+    pub fn failed(&self) -> usize {
+        self.count(|v| matches!(v, Verdict::Failed(_)))
+    }
+
+    pub fn not_judged(&self) -> usize {
+        self.count(|v| matches!(v, Verdict::NotJudged { .. }))
+    }
+
+    pub fn not_run(&self) -> usize {
+        self.count(|v| matches!(v, Verdict::NotRun(_)))
     }
 
     pub fn all_passed(&self) -> bool {
-        self.passed() == self.outcomes.len()
+        self.error.is_none() && self.passed() == self.outcomes.len()
     }
 
     /// The first failing check's minimal case, for `check --tui`.
     pub fn first_failure(&self) -> Option<&Outcome> {
-        self.outcomes.iter().find(|o| o.failure.is_some())
+        self.outcomes.iter().find(|o| o.failure().is_some())
     }
 }
 
-fn failure(mismatch: &Mismatch, script: &Script, replay: String) -> Failure {
-    Failure {
-        transcript: mismatch.lines(),
-        replay,
-        chaos_seed: None,
-        played: mismatch.transcript.clone(),
-        lease_seconds: script.lease_seconds.unwrap_or(crate::DEFAULT_LEASE_SECONDS),
-        first_token: script.first_token.unwrap_or(crate::DEFAULT_FIRST_TOKEN),
-    }
-}
+/// What a program whose answers change between two plays of the same calls is told.
+pub const UNSTABLE: &str = "your program answers the same calls differently on a second run: \
+                            does `new` start over, does it read the real clock?";
 
-/// Runs the plan on a started program. A protocol error stops everything.
-pub fn run(target: &Target, mut program: Program, plan: &Plan) -> Result<Report, ProtocolError> {
-    let started = Instant::now();
-    let mut calls = 0;
-    let mut outcomes = Vec::new();
-    let replay = target.check_command();
-    let rules: Vec<_> = rules::all()
-        .into_iter()
-        .filter(|r| plan.only.as_deref().is_none_or(|only| only == r.id))
-        .collect();
-    if let Some(only) = &plan.only {
-        if rules.is_empty() {
-            return Err(ProtocolError {
-                sentence: format!(
-                    "--only {} names no rule; the rules are {}",
-                    crate::sim::text::printable(only),
-                    rules::all()
-                        .iter()
-                        .map(|r| r.id)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            });
-        }
-    }
-    for rule in &rules {
-        let mismatch = play(&rule.script, &mut program, &mut calls)?;
-        outcomes.push(Outcome {
-            id: rule.id.to_owned(),
-            words: rule.words.to_owned(),
-            scope: counted(rule.script.steps.len() as u64, "step", "steps"),
-            failure: mismatch
-                .as_ref()
-                .map(|m| failure(m, &rule.script, format!("{replay} --only {}", rule.id))),
-        });
-    }
-    if plan.only.is_none() {
-        let bounds = plan.bounds;
-        let found = explore::random(&mut program, bounds, &mut calls)?;
-        outcomes.push(Outcome {
-            id: "random".into(),
-            words: "Random calls and clock steps on a grid that hits each boundary give the same \
-                    replies as fencing-lab's own library."
-                .into(),
-            scope: format!(
-                "{} of {} steps, seed {}",
-                counted(bounds.random_scripts as u64, "script", "scripts"),
-                bounds.random_steps,
-                bounds.seed
-            ),
-            failure: found.map(|(script, m)| failure(&m, &script, shrunk_note(&replay, &script))),
-        });
-        let (tried, found) =
-            explore::exhaustive(&mut program, bounds.exhaustive_length, &mut calls)?;
-        outcomes.push(Outcome {
-            id: "exhaustive".into(),
-            words: format!(
-                "Every script of {} calls over {} (acquire, renew, release, writes with the \
-                 latest and previous token, the clock to just before and exactly at expiry) \
-                 agrees with the library.",
-                bounds.exhaustive_length,
-                counted(explore::alphabet().len() as u64, "call", "calls")
-            ),
-            scope: match found {
-                None => counted(tried, "script", "scripts"),
-                Some(_) => format!(
-                    "failed at script {tried} of {}",
-                    explore::alphabet().len().pow(bounds.exhaustive_length)
-                ),
-            },
-            failure: found.map(|(script, m)| failure(&m, &script, shrunk_note(&replay, &script))),
-        });
-        // The chaos runs drive the same program through the simulation; each run begins with
-        // `new`.
-        let before = program.calls;
-        let shared = Arc::new(Mutex::new(program));
-        outcomes.push(chaos(&shared, plan.chaos_seeds, target)?);
-        program = Arc::into_inner(shared)
-            .expect("the chaos runs are over")
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner());
-        calls += program.calls - before;
-    }
+/// Runs the plan on a started program. Each check is handed to `decided` as soon as it is; a
+/// protocol error ends the run, keeping every check decided before it.
+pub fn run(
+    target: &Target,
+    program: Program,
+    plan: &Plan,
+    decided: &mut dyn FnMut(&Outcome),
+) -> Report {
     let language = program.language.clone();
-    Ok(Report {
+    let started = Instant::now();
+    let mut start = || -> Result<Box<dyn Subject>, ProtocolError> {
+        Ok(Box::new(target.start(plan.timeouts)?))
+    };
+    let (outcomes, calls, error) = run_on(Box::new(program), &mut start, target, plan, decided);
+    Report {
         target: target.describe(),
         language,
         outcomes,
         calls,
         seconds: started.elapsed().as_secs_f64(),
-    })
+        error,
+    }
 }
 
-fn shrunk_note(replay: &str, script: &Script) -> String {
-    format!(
-        "{replay}   (shrunk to {}; lease {} s, first token {})",
-        counted(script.steps.len() as u64, "step", "steps"),
-        script
-            .lease_seconds
-            .map_or("10".into(), super::protocol::fmt_time),
-        script.first_token.unwrap_or(1)
+/// Starts a fresh program, for a program that keeps state across `new`.
+pub type Start<'a> = dyn FnMut() -> Result<Box<dyn Subject>, ProtocolError> + 'a;
+
+/// [`run`] on any subject: the outcomes, the requests answered, and the protocol error that
+/// ended the run, if one did. `target` only names the check in its replay lines.
+pub fn run_on(
+    subject: Box<dyn Subject>,
+    start: &mut Start,
+    target: &Target,
+    plan: &Plan,
+    decided: &mut dyn FnMut(&Outcome),
+) -> (Vec<Outcome>, u64, Option<String>) {
+    let mut run = Run {
+        target,
+        plan,
+        subject: Some(subject),
+        start,
+        leaky: false,
+        calls: 0,
+        started: Instant::now(),
+    };
+    let checks: Vec<CheckId> = match plan.only {
+        Some(only) => vec![only],
+        None => CheckId::all(),
+    };
+    let mut outcomes = Vec::new();
+    let mut error = None;
+    let prepared = run.prepare();
+    if let Err(e) = &prepared {
+        error = Some(e.sentence.clone());
+    }
+    for check in checks {
+        let outcome = match &prepared {
+            _ if error.is_some() => not_run(check, "the program stopped answering before it"),
+            _ if run.deadline_passed() => not_run(check, "the check ran out of time before it"),
+            Err(_) => unreachable!("a failed preparation is an error"),
+            Ok(prepared) => match run.check(check, prepared) {
+                Ok(outcome) => outcome,
+                Err(e) => {
+                    error = Some(e.sentence);
+                    not_run(check, "the program stopped answering during it")
+                }
+            },
+        };
+        decided(&outcome);
+        outcomes.push(outcome);
+    }
+    run.retire();
+    (outcomes, run.calls, error)
+}
+
+fn not_run(check: CheckId, why: &str) -> Outcome {
+    Outcome {
+        check,
+        words: words_of(check),
+        scope: String::new(),
+        verdict: Verdict::NotRun(why.into()),
+    }
+}
+
+/// What a check checks, in words.
+pub fn words_of(check: CheckId) -> String {
+    match check {
+        CheckId::Rule(rule) => rule.words().into(),
+        CheckId::Random => "Random calls and clock steps on a grid that hits each boundary get \
+                            the seed's answers."
+            .into(),
+        CheckId::Exhaustive => format!(
+            "Every script of {} calls over {} (acquire, renew, release with the current and an \
+             older token, writes with the latest and the previous token, the clock to just before \
+             and exactly at expiry) gets the seed's answers.",
+            Bounds::default().exhaustive_length,
+            counted(explore::alphabet().len() as u64, "call", "calls")
+        ),
+        CheckId::Chaos => "Three clients, one lock, a 3-second lease, random work and stalls, a \
+                           crash and restart: every call gets the seed's answer, so storage never \
+                           accepts a write with a token older than one it has accepted."
+            .into(),
+    }
+}
+
+/// What is known before the checks.
+struct Prepared {
+    findings: Findings,
+    /// The verdict of new-starts-over when `new` does not start over (found first).
+    leak: Option<Verdict>,
+}
+
+struct Run<'a> {
+    target: &'a Target,
+    plan: &'a Plan,
+    /// The program checks run on.
+    subject: Option<Box<dyn Subject>>,
+    start: &'a mut Start<'a>,
+    /// The program keeps state across `new`: each path runs on a fresh one.
+    leaky: bool,
+    calls: u64,
+    started: Instant,
+}
+
+impl Run<'_> {
+    fn deadline_passed(&self) -> bool {
+        self.plan
+            .deadline
+            .is_some_and(|d| self.started.elapsed() >= d)
+    }
+
+    fn program(&mut self) -> &mut dyn Subject {
+        self.subject.as_deref_mut().expect("a program to check")
+    }
+
+    /// Whether the program keeps state across `new`, asked first while it is fresh (a `new`
+    /// that does not start over would carry every earlier call into the next), then the
+    /// experiments, on a fresh program where the state leaks.
+    fn prepare(&mut self) -> Result<Prepared, ProtocolError> {
+        let script = rules::aspects_of(Rule::NewStartsOver)[0][0].clone();
+        let first = play(&script, Scope::All, self.program(), Profile::default())?;
+        let leak = first.filter(|m| m.rule() == Rule::NewStartsOver);
+        if leak.is_some() {
+            self.fresh()?;
+        }
+        let findings = profile::measure(self.program(), &std::thread::sleep)?;
+        let replay = self.replay(CheckId::Rule(Rule::NewStartsOver));
+        Ok(Prepared {
+            findings,
+            leak: leak.map(|m| Verdict::Failed(failure(&m, &script, replay))),
+        })
+    }
+
+    /// A program whose state leaks across `new` gets a fresh one for each rule's script, so a
+    /// check sees only its own calls.
+    fn fresh(&mut self) -> Result<(), ProtocolError> {
+        self.retire();
+        self.subject = Some((self.start)()?);
+        Ok(())
+    }
+
+    /// Counts the calls of the program in use and lets it go.
+    fn retire(&mut self) {
+        if let Some(subject) = self.subject.take() {
+            self.calls += subject.answered();
+        }
+    }
+
+    fn check(&mut self, check: CheckId, prepared: &Prepared) -> Result<Outcome, ProtocolError> {
+        if self.subject.is_none() {
+            self.fresh()?;
+        }
+        let (findings, leaky) = (&prepared.findings, prepared.leak.is_some());
+        let profile = findings.profile;
+        let (scope, verdict) = match (check, &prepared.leak) {
+            (CheckId::Rule(Rule::NewStartsOver), Some(leak)) => {
+                (scope_of(Rule::NewStartsOver), leak.clone())
+            }
+            (CheckId::Rule(rule), _) => {
+                self.leaky = leaky;
+                (scope_of(rule), self.rule(rule, findings)?)
+            }
+            (_, Some(_)) => (
+                String::new(),
+                Verdict::NotJudged {
+                    rule: Rule::NewStartsOver,
+                    because: "your program keeps state across `new` (see new-starts-over), so \
+                              scripts played one after another cannot be judged"
+                        .into(),
+                },
+            ),
+            (CheckId::Random, None) => self.random(profile)?,
+            (CheckId::Exhaustive, None) => self.exhaustive(profile)?,
+            (CheckId::Chaos, None) => self.chaos(profile)?,
+        };
+        Ok(Outcome {
+            check,
+            words: words_of(check),
+            scope,
+            verdict,
+        })
+    }
+
+    /// The command line that reruns `check` alone, with the settings it ran with.
+    fn replay(&self, check: CheckId) -> String {
+        let seeds = self.plan.chaos_seeds.to_string();
+        let mut options = vec!["--only", check.id()];
+        if check == CheckId::Chaos && self.plan.chaos_seeds != Plan::default().chaos_seeds {
+            options.extend(["--seeds", &seeds]);
+        }
+        self.target.check_command(&options)
+    }
+
+    /// A rule's check: every aspect must hold, each shown by any of its paths.
+    fn rule(&mut self, rule: Rule, findings: &Findings) -> Result<Verdict, ProtocolError> {
+        let replay = self.replay(CheckId::Rule(rule));
+        if rule == Rule::ClockOnly && findings.profile.clock_ignored {
+            return Ok(Verdict::Failed(Box::new(Failure {
+                rule,
+                transcript: Mismatch::lines_of(&findings.clock_evidence),
+                expected: findings.clock_sentence.clone(),
+                hint: None,
+                note: None,
+                replay,
+                watch: None,
+                chaos_seed: None,
+                played: findings.clock_evidence.clone(),
+                lease_seconds: 10.0,
+                first_token: 7,
+            })));
+        }
+        let leaky = self.leaky;
+        let mut not_judged = None;
+        for aspect in rules::aspects_of(rule) {
+            let mut shown = false;
+            let mut unshown = None;
+            for path in &aspect {
+                // A program that keeps state across `new` plays each path fresh, unshrunk: every
+                // replay in it would carry the calls before.
+                if leaky {
+                    self.fresh()?;
+                }
+                let verdict = if leaky {
+                    fresh_path_verdict(rule, path, self.program(), findings.profile, &replay)?
+                } else {
+                    path_verdict(rule, path, self.program(), findings.profile, &replay)?
+                };
+                match verdict {
+                    Verdict::Passed => shown = true,
+                    failed @ Verdict::Failed(_) => return Ok(failed),
+                    other => {
+                        unshown.get_or_insert(other);
+                    }
+                }
+            }
+            if !shown {
+                not_judged = not_judged.or(unshown);
+            }
+        }
+        Ok(not_judged.unwrap_or(Verdict::Passed))
+    }
+
+    /// A difference found by a broad check, shrunk, charged to the rule it breaks.
+    fn broad_failure(
+        &mut self,
+        check: CheckId,
+        script: Script,
+        found: Mismatch,
+        profile: Profile,
+    ) -> Result<Verdict, ProtocolError> {
+        let replay = self.replay(check);
+        let any = |_: &Mismatch| true;
+        let program = self.program();
+        let (script, found) = confirm(script, found, Scope::All, program, profile)?;
+        let shrunk = explore::shrink(script, found, Scope::All, &any, program, profile)?;
+        Ok(Verdict::Failed(match shrunk {
+            Shrunk::Minimal(s, m) => {
+                let (s, m) = confirm(s, m, Scope::All, program, profile)?;
+                let mut f = failure(&m, &s, replay);
+                f.note = Some(shrunk_note(&s));
+                f
+            }
+            Shrunk::Unstable(s, m) => {
+                let mut f = failure(&m, &s, replay);
+                f.rule = unstable_rule(profile);
+                f.note = Some(UNSTABLE.into());
+                f
+            }
+        }))
+    }
+
+    fn random(&mut self, profile: Profile) -> Result<(String, Verdict), ProtocolError> {
+        let bounds = self.plan.bounds;
+        let scope = format!(
+            "{} of {} steps, seed {}",
+            counted(bounds.random_scripts as u64, "script", "scripts"),
+            bounds.random_steps,
+            bounds.seed
+        );
+        let verdict = match explore::random(self.program(), bounds, profile)? {
+            None => Verdict::Passed,
+            Some((script, m)) => self.broad_failure(CheckId::Random, script, m, profile)?,
+        };
+        Ok((scope, verdict))
+    }
+
+    fn exhaustive(&mut self, profile: Profile) -> Result<(String, Verdict), ProtocolError> {
+        let length = self.plan.bounds.exhaustive_length;
+        let all = (explore::alphabet().len() as u64).pow(length);
+        let (judged, found) = explore::exhaustive(self.program(), length, profile)?;
+        let scope = match found {
+            None => format!(
+                "{} of {length} calls, {} distinct",
+                counted(all, "script", "scripts"),
+                crate::sim::text::thousands(judged)
+            ),
+            Some(_) => format!("failed at distinct script {judged} of {all} scripts"),
+        };
+        let verdict = match found {
+            None => Verdict::Passed,
+            Some((script, m)) => self.broad_failure(CheckId::Exhaustive, script, m, profile)?,
+        };
+        Ok((scope, verdict))
+    }
+
+    fn chaos(&mut self, profile: Profile) -> Result<(String, Verdict), ProtocolError> {
+        let seeds = self.plan.chaos_seeds;
+        let found = chaos::check(self.program(), seeds, profile)?;
+        let w = found.writes;
+        let writes = format!(
+            "the seed's rule accepts {} and rejects {}; your storage accepted {} and rejected {}",
+            crate::sim::text::thousands(w.seed_accepts),
+            crate::sim::text::thousands(w.seed_rejects),
+            crate::sim::text::thousands(w.student_accepts),
+            crate::sim::text::thousands(w.student_rejects),
+        );
+        let scope = format!(
+            "{} of 60.0 s, {}",
+            counted(seeds, "seed", "seeds"),
+            counted(found.calls, "call", "calls")
+        );
+        let Some((seed, m)) = found.difference else {
+            return Ok((scope, Verdict::Passed));
+        };
+        let chaos = crate::sim::Scenario::built_in("chaos").expect("chaos is built in");
+        let mut failure = failure(&m, &Script::new(None, None, Vec::new()), String::new());
+        // The calls just before the one that differs: a whole run is thousands of them.
+        let keep = failure.transcript.len().saturating_sub(8);
+        failure.transcript.drain(..keep);
+        failure.note = Some(format!(
+            "seed {seed}: of its writes and the seeds' before it, {writes}"
+        ));
+        failure.replay = self.replay(CheckId::Chaos);
+        failure.watch = Some(self.target.lesson_command("chaos", seed));
+        failure.chaos_seed = Some(seed);
+        failure.played = Vec::new();
+        failure.lease_seconds = chaos.lease_seconds;
+        failure.first_token = chaos.first_token;
+        Ok((scope, Verdict::Failed(failure)))
+    }
+}
+
+/// One path of a rule's check: passed, failed on this rule, or not judged because another rule
+/// broke first (confirmed on its minimal case).
+fn path_verdict(
+    rule: Rule,
+    script: &Script,
+    subject: &mut dyn Subject,
+    profile: Profile,
+    replay: &str,
+) -> Result<Verdict, ProtocolError> {
+    let scope = Scope::Only(rule);
+    let Some(found) = play(script, scope, subject, profile)? else {
+        return Ok(Verdict::Passed);
+    };
+    let fails = |m: &Mismatch| m.rule() == rule || m.divergence.not_implemented.is_some();
+    let (script, found) = confirm(script.clone(), found, scope, subject, profile)?;
+    let any = |_: &Mismatch| true;
+    let keep: &dyn Fn(&Mismatch) -> bool = if fails(&found) { &fails } else { &any };
+    Ok(
+        match explore::shrink(script, found, scope, keep, subject, profile)? {
+            Shrunk::Minimal(s, m) => {
+                let (s, m) = confirm(s, m, scope, subject, profile)?;
+                if fails(&m) {
+                    let mut f = failure(&m, &s, replay.to_owned());
+                    // A method still to write fails the check it is needed by.
+                    f.rule = rule;
+                    Verdict::Failed(f)
+                } else {
+                    Verdict::NotJudged {
+                        rule: m.rule(),
+                        because: breaks_first(&m),
+                    }
+                }
+            }
+            Shrunk::Unstable(s, m) if rule == Rule::NewStartsOver => {
+                let mut f = failure(&m, &s, replay.to_owned());
+                f.note = Some(UNSTABLE.into());
+                Verdict::Failed(f)
+            }
+            Shrunk::Unstable(..) => Verdict::NotJudged {
+                rule: unstable_rule(profile),
+                because: UNSTABLE.into(),
+            },
+        },
     )
 }
 
-/// The seed's chaos test on the student's code: seeds 1..=N, the student's storage must never
-/// accept a write with a token older than one it accepted.
-fn chaos(
-    program: &Arc<Mutex<Program>>,
-    seeds: u64,
-    target: &Target,
-) -> Result<Outcome, ProtocolError> {
-    let factory = remote::factory(Arc::clone(program));
-    let scenario = Arc::new(Scenario::built_in("chaos").expect("chaos is built in"));
-    let mut failed = None;
-    for seed in 1..=seeds {
-        let setup = Setup::new(scenario.clone())
-            .seed(seed)
-            .backend(factory.clone());
-        let mut world = World::new(&setup, &[], Keep::All);
-        world.advance_to(scenario.end, &[]);
-        if let Some(fault) = world.fault() {
-            // A starter's method still to write fails the check; anything else broke the protocol.
-            if fault.ends_with(remote::NOT_IMPLEMENTED) {
-                failed = Some((seed, fault));
-                break;
-            }
-            return Err(ProtocolError {
-                sentence: format!("in the chaos test (seed {seed}): {fault}"),
-            });
+/// One path on a fresh program that keeps state across `new`: judged as first played.
+fn fresh_path_verdict(
+    rule: Rule,
+    script: &Script,
+    subject: &mut dyn Subject,
+    profile: Profile,
+    replay: &str,
+) -> Result<Verdict, ProtocolError> {
+    Ok(match play(script, Scope::Only(rule), subject, profile)? {
+        None => Verdict::Passed,
+        Some(m) if m.rule() == rule || m.divergence.not_implemented.is_some() => {
+            let mut f = failure(&m, script, replay.to_owned());
+            f.rule = rule;
+            Verdict::Failed(f)
         }
-        if world.stats().corruptions > 0 {
-            let line = world.events().iter().find_map(|e| match &e.kind {
-                EventKind::Corruption {
-                    client,
-                    key,
-                    token,
-                    highest,
-                    ..
-                } => Some(format!(
-                    "t={} {client} writes to {key} with token {token}: accepted, but the key had \
-                     accepted token {highest}",
-                    crate::sim::time::fmt_seconds(e.t)
-                )),
-                _ => None,
-            });
-            failed = Some((seed, line.unwrap_or_default()));
-            break;
-        }
-    }
-    let described = target.describe();
-    let outcome = Outcome {
-        id: "chaos".into(),
-        words: "Three clients, one lock, a 3-second lease, random work and stalls, a crash and \
-                restart: storage must never accept a write with a token older than one it has \
-                already accepted."
-            .into(),
-        scope: format!(
-            "{} of {} s",
-            counted(seeds, "seed", "seeds"),
-            crate::sim::time::fmt_seconds(scenario.end)
-        ),
-        failure: failed.map(|(seed, line)| Failure {
-            transcript: vec![format!("seed {seed}: {line}")],
-            replay: format!("fencing-lab tui chaos --seed {seed} --impl {described}"),
-            chaos_seed: Some(seed),
-            played: Vec::new(),
-            lease_seconds: scenario.lease_seconds,
-            first_token: scenario.first_token,
-        }),
-    };
-    Ok(outcome)
-}
-
-/// The report as a test runner prints it.
-pub fn text(report: &Report) -> String {
-    let mut out = format!(
-        "fencing-lab check {} ({})\n",
-        report.target, report.language
-    );
-    for outcome in &report.outcomes {
-        let mark = if outcome.failure.is_some() {
-            "✗"
-        } else {
-            "✓"
-        };
-        out.push_str(&format!("{mark} {}  ({})\n", outcome.id, outcome.scope));
-        if let Some(failure) = &outcome.failure {
-            out.push_str(&format!("    rule: {}\n", outcome.words));
-            for line in &failure.transcript {
-                out.push_str(&format!("    {line}\n"));
-            }
-            out.push_str(&format!("    replay: {}\n", failure.replay));
-        }
-    }
-    out.push_str(&format!(
-        "{} of {} checks passed; {} in {:.1} s\n",
-        report.passed(),
-        report.outcomes.len(),
-        counted(report.calls, "call", "calls"),
-        report.seconds
-    ));
-    out
-}
-
-/// The report for autograders.
-pub fn json(report: &Report) -> Value {
-    json!({
-        "target": report.target,
-        "language": report.language,
-        "passed": report.passed(),
-        "total": report.outcomes.len(),
-        "calls": report.calls,
-        "seconds": report.seconds,
-        "checks": report.outcomes.iter().map(|o| json!({
-            "id": o.id,
-            "rule": o.words,
-            "scope": o.scope,
-            "passed": o.failure.is_none(),
-            "transcript": o.failure.as_ref().map(|f| f.transcript.clone()),
-            "replay": o.failure.as_ref().map(|f| f.replay.clone()),
-        })).collect::<Vec<_>>(),
+        Some(m) => Verdict::NotJudged {
+            rule: m.rule(),
+            because: breaks_first(&m),
+        },
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::lab::script::double::{Mistake, Student};
-    use crate::lab::script::Step;
-
-    fn outcome(id: &str, failure: Option<Failure>) -> Outcome {
-        Outcome {
-            id: id.into(),
-            words: format!("the rule {id}"),
-            scope: "3 steps".into(),
-            failure,
-        }
+/// A difference charged to the expiry boundary is played again 1 ms later: if the call still
+/// differs there, the boundary was not the cause, and the later case (with its own rule) is the
+/// one to show.
+fn confirm(
+    script: Script,
+    found: Mismatch,
+    scope: Scope,
+    subject: &mut dyn Subject,
+    profile: Profile,
+) -> Result<(Script, Mismatch), ProtocolError> {
+    if found.rule() != Rule::ExpiryBoundary || found.steps_played == 0 {
+        return Ok((script, found));
     }
-
-    fn report(outcomes: Vec<Outcome>) -> Report {
-        Report {
-            target: "my-lab".into(),
-            language: "python 3.12".into(),
-            outcomes,
-            calls: 1234,
-            seconds: 0.46,
-        }
-    }
-
-    fn a_failure() -> Failure {
-        Failure {
-            transcript: vec![
-                "t=0.0    read(file) -> null".into(),
-                "t=1.0    x, but y".into(),
-            ],
-            replay: "fencing-lab check my-lab --only b".into(),
-            chaos_seed: None,
-            played: Vec::new(),
-            lease_seconds: 10.0,
-            first_token: 1,
-        }
-    }
-
-    #[test]
-    fn the_report_counts_what_passed_and_finds_the_first_failure() {
-        let all_pass = report(vec![outcome("a", None), outcome("b", None)]);
-        assert_eq!(all_pass.passed(), 2);
-        assert!(all_pass.all_passed());
-        assert!(all_pass.first_failure().is_none());
-        let one_fails = report(vec![
-            outcome("a", None),
-            outcome("b", Some(a_failure())),
-            outcome("c", Some(a_failure())),
-        ]);
-        assert_eq!(one_fails.passed(), 1);
-        assert!(!one_fails.all_passed());
-        assert_eq!(one_fails.first_failure().map(|o| o.id.as_str()), Some("b"));
-    }
-
-    #[test]
-    fn the_report_reads_as_a_test_runner_prints_it() {
-        let r = report(vec![outcome("a", None), outcome("b", Some(a_failure()))]);
-        assert_eq!(
-            text(&r),
-            "fencing-lab check my-lab (python 3.12)\n\
-             ✓ a  (3 steps)\n\
-             ✗ b  (3 steps)\n\
-             \x20   rule: the rule b\n\
-             \x20   t=0.0    read(file) -> null\n\
-             \x20   t=1.0    x, but y\n\
-             \x20   replay: fencing-lab check my-lab --only b\n\
-             1 of 2 checks passed; 1234 calls in 0.5 s\n"
-        );
-        assert_eq!(
-            json(&r),
-            json!({
-                "target": "my-lab",
-                "language": "python 3.12",
-                "passed": 1,
-                "total": 2,
-                "calls": 1234,
-                "seconds": 0.46,
-                "checks": [
-                    {"id": "a", "rule": "the rule a", "scope": "3 steps", "passed": true,
-                     "transcript": null, "replay": null},
-                    {"id": "b", "rule": "the rule b", "scope": "3 steps", "passed": false,
-                     "transcript": ["t=0.0    read(file) -> null", "t=1.0    x, but y"],
-                     "replay": "fencing-lab check my-lab --only b"},
-                ],
-            })
-        );
-    }
-
-    #[test]
-    fn a_failure_keeps_the_minimal_case_and_its_settings() {
-        let script = Script {
-            lease_seconds: Some(2.5),
-            first_token: Some(7),
-            steps: vec![
-                Step::Acquire {
-                    name: "file",
-                    client: "client-1",
-                },
-                Step::Acquire {
-                    name: "log",
-                    client: "client-2",
-                },
-            ],
-            judge_expiry: true,
-        };
-        let mismatch = play(&script, &mut Student::new(Mistake::CounterPerLock), &mut 0)
-            .unwrap()
-            .expect("a counter per lock hands out 7 twice");
-        let f = failure(&mismatch, &script, "replay it".into());
-        assert_eq!(f.transcript, mismatch.lines());
-        assert_eq!(f.played, mismatch.transcript);
-        assert_eq!(f.replay, "replay it");
-        assert_eq!(
-            (f.lease_seconds, f.first_token, f.chaos_seed),
-            (2.5, 7, None)
-        );
-        let defaults = Script {
-            lease_seconds: None,
-            first_token: None,
-            ..script.clone()
-        };
-        let f = failure(&mismatch, &defaults, String::new());
-        assert_eq!((f.lease_seconds, f.first_token), (10.0, 1));
-        assert_eq!(
-            shrunk_note("fencing-lab check .", &script),
-            "fencing-lab check .   (shrunk to 2 steps; lease 2.5 s, first token 7)"
-        );
-        let one = Script {
-            steps: vec![Step::Holder { name: "file" }],
-            ..defaults
-        };
-        assert_eq!(
-            shrunk_note("fencing-lab check .", &one),
-            "fencing-lab check .   (shrunk to 1 step; lease 10 s, first token 1)"
-        );
+    let mut later = script.clone();
+    later
+        .steps
+        .insert(found.steps_played - 1, super::script::Step::Advance(0.001));
+    // Every rule counts here: 1 ms later the call may differ on another rule's account.
+    let _ = scope;
+    match play(&later, Scope::All, subject, profile)? {
+        Some(m) if m.steps_played == found.steps_played + 1 => Ok((later, m)),
+        _ => Ok((script, found)),
     }
 }
 
-/// `run` on a real program: the Python solution of the lab's tests, whose every request also
-/// goes through `tee` into a log, an independent count of the calls.
-#[cfg(test)]
-mod run_tests {
-    use std::path::Path;
-    use std::time::Duration;
-
-    use super::*;
-    use crate::lab::explore::Bounds;
-    use crate::lab::script::double::{lab_path, PATIENT};
-
-    /// The Python solution in `dir`, its requests logged to `log`.
-    fn logged(dir: &Path, log: &Path) -> Target {
-        Target::Command(vec![
-            "sh".into(),
-            "-c".into(),
-            format!(
-                "tee '{}' | python3 '{}'",
-                log.display(),
-                dir.join("adapter.py").display()
-            ),
-        ])
-    }
-
-    fn small(only: Option<&str>) -> Plan {
-        Plan {
-            bounds: Bounds {
-                random_scripts: 3,
-                random_steps: 8,
-                exhaustive_length: 1,
-                seed: 1,
-            },
-            chaos_seeds: 2,
-            only: only.map(str::to_owned),
-        }
-    }
-
-    fn run_on(target: &Target, plan: &Plan) -> Result<Report, ProtocolError> {
-        run(target, target.start(PATIENT)?, plan)
-    }
-
-    #[test]
-    fn a_correct_program_passes_every_check_and_every_call_is_counted_once() {
-        if !crate::lab::script::double::python3() {
-            return;
-        }
-        let scratch = tempfile::tempdir().unwrap();
-        let dir = scratch.path();
-        let log = dir.join("requests.log");
-        let target = logged(&lab_path("correct/python"), &log);
-        let report = run_on(&target, &small(None)).unwrap();
-        let ids: Vec<&str> = report.outcomes.iter().map(|o| o.id.as_str()).collect();
-        let rules: Vec<&str> = rules::all().iter().map(|r| r.id).collect();
-        assert_eq!(ids[..16], rules[..]);
-        assert_eq!(ids[16..], ["random", "exhaustive", "chaos"]);
-        assert!(report.all_passed(), "{}", text(&report));
-        assert!(report.language.starts_with("python"), "{}", report.language);
-        assert_eq!(report.target, target.describe());
-        let random = &report.outcomes[16];
-        assert_eq!(random.scope, "3 scripts of 8 steps, seed 1");
-        assert_eq!(report.outcomes[17].scope, "8 scripts");
-        assert!(report.outcomes[17]
-            .words
-            .starts_with("Every script of 1 calls over 8 calls"));
-        assert_eq!(report.outcomes[18].scope, "2 seeds of 60.0 s");
-        // Every request but the greeting. `tee` may still be writing the last one to its log.
-        let logged = || std::fs::read_to_string(&log).unwrap().lines().count() as u64;
-        let deadline = std::time::Instant::now() + Duration::from_secs(3);
-        while logged() != report.calls + 1 && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        assert_eq!(report.calls, logged() - 1);
-    }
-
-    #[test]
-    fn only_runs_the_rule_it_names_and_refuses_a_name_that_is_no_rule() {
-        if !crate::lab::script::double::python3() {
-            return;
-        }
-        let target = Target::Command(vec![
-            "python3".into(),
-            lab_path("correct/python/adapter.py").display().to_string(),
-        ]);
-        let report = run_on(&target, &small(Some("per-key"))).unwrap();
-        let ids: Vec<&str> = report.outcomes.iter().map(|o| o.id.as_str()).collect();
-        assert_eq!(ids, ["per-key"]);
-        assert_eq!(report.outcomes[0].scope, "7 steps");
-        let error = run_on(&target, &small(Some("per\u{1b}key"))).unwrap_err();
-        assert_eq!(
-            error.sentence,
-            "--only per\\u{1b}key names no rule; the rules are defaults, expiry-boundary, \
-             one-counter, refused-acquire-no-token, holder-acquire-none, renew-keeps-token, \
-             renew-extends-from-now, expired-no-renew, expired-no-release, late-release, \
-             write-equal-token, write-stale-rejected, rejected-changes-nothing, per-key, holder, \
-             clock-only"
-        );
-    }
-
-    /// A storage that checks nothing corrupts data in the chaos test, at the first seed that
-    /// shows it, with the write that did it.
-    #[test]
-    fn a_storage_that_checks_nothing_fails_the_chaos_test_at_its_first_seed() {
-        if !crate::lab::script::double::python3() {
-            return;
-        }
-        let scratch = tempfile::tempdir().unwrap();
-        let dir = scratch.path();
-        for file in ["adapter.py", "not_implemented.py"] {
-            std::fs::copy(lab_path("correct/python").join(file), dir.join(file)).unwrap();
-        }
-        let service = std::fs::read_to_string(lab_path("correct/python/lock_service.py")).unwrap();
-        let unchecked = service.replace("token < entry[1]", "False");
-        assert_ne!(unchecked, service);
-        std::fs::write(dir.join("lock_service.py"), unchecked).unwrap();
-        let target = Target::Command(vec![
-            "python3".into(),
-            dir.join("adapter.py").display().to_string(),
-        ]);
-        let plan = Plan {
-            chaos_seeds: 20,
-            only: None,
-            ..small(None)
-        };
-        let report = run_on(&target, &plan).unwrap();
-        let chaos = report.outcomes.iter().find(|o| o.id == "chaos").unwrap();
-        let failure = chaos.failure.as_ref().expect("chaos fails");
-        let seed = failure.chaos_seed.expect("a seed");
-        assert_eq!(
-            failure.replay,
-            format!(
-                "fencing-lab tui chaos --seed {seed} --impl {}",
-                target.describe()
-            )
-        );
-        assert_eq!(failure.transcript.len(), 1);
-        let line = &failure.transcript[0];
-        assert!(line.starts_with(&format!("seed {seed}: t=")), "{line}");
-        assert!(
-            line.contains(" writes to ")
-                && line.contains(": accepted, but the key had accepted token "),
-            "{line}"
-        );
-        assert_eq!((failure.lease_seconds, failure.first_token), (3.0, 1));
-        assert!(failure.played.is_empty());
-        // The seeds before it pass.
-        if seed > 1 {
-            let before = Plan {
-                chaos_seeds: seed - 1,
-                only: None,
-                ..small(None)
-            };
-            let report = run_on(&target, &before).unwrap();
-            let chaos = report.outcomes.iter().find(|o| o.id == "chaos").unwrap();
-            assert!(chaos.failure.is_none());
-        }
-    }
-
-    /// A fresh starter fails every check, the chaos test with the method still to write.
-    #[test]
-    fn a_fresh_starter_fails_the_chaos_test_with_the_method_to_write() {
-        if !crate::lab::script::double::python3() {
-            return;
-        }
-        let scratch = tempfile::tempdir().unwrap();
-        let dir = scratch.path();
-        crate::lab::starter::init("python", dir).unwrap();
-        let target = Target::Folder(dir.to_owned());
-        let report = run_on(&target, &small(None)).unwrap();
-        assert_eq!(report.passed(), 0, "{}", text(&report));
-        let chaos = report.outcomes.iter().find(|o| o.id == "chaos").unwrap();
-        let failure = chaos.failure.as_ref().expect("chaos fails");
-        assert_eq!(failure.chaos_seed, Some(1));
-        assert_eq!(
-            failure.transcript,
-            ["seed 1: LockService.acquire is not implemented yet"]
-        );
+/// What a rule's check plays.
+fn scope_of(rule: Rule) -> String {
+    let aspects = rules::aspects_of(rule);
+    let paths: usize = aspects.iter().map(Vec::len).sum();
+    let steps = counted(rules::steps_of(rule) as u64, "step", "steps");
+    if paths == 1 {
+        steps
+    } else {
+        format!("{steps} on {paths} paths")
     }
 }
+
+/// The rule a program whose answers change between plays is charged to.
+fn unstable_rule(profile: Profile) -> Rule {
+    if profile.clock_ignored {
+        Rule::ClockOnly
+    } else {
+        Rule::NewStartsOver
+    }
+}
+
+/// "step 3, acquire(file, client-2), breaks lease-live first".
+fn breaks_first(m: &Mismatch) -> String {
+    let call = m
+        .transcript
+        .last()
+        .map(|p| super::wire::one_line(&p.request.call()))
+        .unwrap_or_default();
+    format!(
+        "step {}, {call}, breaks {} first",
+        m.steps_played.max(1),
+        m.rule()
+    )
+}
+
+fn failure(m: &Mismatch, script: &Script, replay: String) -> Box<Failure> {
+    Box::new(Failure {
+        rule: m.rule(),
+        transcript: m.lines(),
+        expected: m.divergence.expected.clone(),
+        hint: m.divergence.hint.clone(),
+        note: None,
+        replay,
+        watch: None,
+        chaos_seed: None,
+        played: m.transcript.clone(),
+        lease_seconds: script.lease_seconds.unwrap_or(crate::DEFAULT_LEASE_SECONDS),
+        first_token: script.first_token.unwrap_or(crate::DEFAULT_FIRST_TOKEN),
+    })
+}
+
+fn shrunk_note(script: &Script) -> String {
+    format!(
+        "shrunk to {}; lease {} s, first token {}",
+        counted(script.steps.len() as u64, "step", "steps"),
+        script
+            .lease_seconds
+            .map_or("10.0 (the default)".into(), super::wire::fmt_time),
+        script
+            .first_token
+            .map_or("1 (the default)".into(), |t| t.to_string())
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,19 +1,27 @@
-//! Beyond the named rules: random scripts compared with the reference (a failure shrunk to a
-//! minimal script), and every script up to a small length over an alphabet of calls and times
-//! that straddle each boundary (random tests pass wrong code; small scopes do not).
+//! Beyond the named rules: random scripts, and every script up to a small length over an
+//! alphabet of calls and times that straddle each boundary (random tests pass wrong code; small
+//! scopes do not). Scripts stream to the program many at a time; the first that differs is
+//! shrunk, steps first and then values, to a minimal case.
+
+use std::collections::{HashSet, VecDeque};
 
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng as StdRng;
+use rand_chacha::ChaCha8Rng;
 
-use super::protocol::ProtocolError;
-use super::script::{play, Mismatch, Script, Step, Subject, TokenOf};
+use super::judge::Profile;
+use super::program::ProtocolError;
+use super::script::{judge_replies, plan, play, Mismatch, Scope, Script, Step, Subject, TokenOf};
 
 const NAMES: [&str; 2] = ["file", "log"];
 const CLIENTS: [&str; 3] = ["client-1", "client-2", "client-3"];
 const VALUES: [&str; 3] = ["a", "b", "c"];
 
+/// How many requests may be in flight while scripts stream: enough to keep the program busy,
+/// few enough that little is wasted after a difference.
+const WINDOW: usize = 512;
+
 /// The random and exhaustive bounds, stated in the report.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bounds {
     pub random_scripts: usize,
     pub random_steps: usize,
@@ -32,373 +40,437 @@ impl Default for Bounds {
     }
 }
 
-fn random_step(rng: &mut StdRng, lease: f64) -> Step {
-    let name = NAMES[rng.random_range(0..NAMES.len())];
-    let client = CLIENTS[rng.random_range(0..CLIENTS.len())];
-    // Half the writes send the latest token (0 and 3), a quarter the previous one, a quarter
-    // a small number.
-    let token = match rng.random_range(0..4) {
-        1 => TokenOf::Previous,
-        2 => TokenOf::Exactly(rng.random_range(0..4)),
-        _ => TokenOf::Latest,
-    };
-    match rng.random_range(0..12) {
-        0 => Step::Advance([0.001, 0.5, 1.0, lease / 2.0][rng.random_range(0..4)]),
+fn pick<T: Copy>(rng: &mut ChaCha8Rng, from: &[T]) -> T {
+    from[rng.random_range(0..from.len())]
+}
+
+fn random_step(rng: &mut ChaCha8Rng, lease: f64) -> Step {
+    let name = pick(rng, &NAMES);
+    let client = pick(rng, &CLIENTS);
+    match rng.random_range(0..14) {
+        0 => Step::Advance(pick(rng, &[0.001, 0.5, 1.0, lease / 2.0])),
         1 => Step::ToExpiry {
-            offset: [-0.001, 0.0, 0.001][rng.random_range(0..3)],
+            offset: pick(rng, &[-0.001, 0.0, 0.001]),
         },
         2 | 3 => Step::Acquire { name, client },
-        4 => Step::Renew {
+        4 | 5 => Step::Renew {
             name,
             client,
-            token: TokenOf::Own,
+            token: pick(
+                rng,
+                &[
+                    TokenOf::Own,
+                    TokenOf::Own,
+                    TokenOf::OwnEarlier,
+                    TokenOf::Holders,
+                ],
+            ),
         },
-        5 => Step::Release {
+        6 => Step::Release {
             name,
             client,
-            token: if rng.random_bool(0.8) {
-                TokenOf::Own
-            } else {
-                TokenOf::Holders
+            token: pick(
+                rng,
+                &[
+                    TokenOf::Own,
+                    TokenOf::Own,
+                    TokenOf::Own,
+                    TokenOf::OwnEarlier,
+                    TokenOf::Holders,
+                ],
+            ),
+        },
+        7 => Step::Holder { name },
+        8 | 9 => Step::Write {
+            key: name,
+            value: pick(rng, &VALUES),
+            // Half the writes send the latest token, a quarter the previous one, a quarter a
+            // small number.
+            token: match rng.random_range(0..4) {
+                1 => TokenOf::Previous,
+                2 => TokenOf::Exactly(rng.random_range(0..4)),
+                _ => TokenOf::Latest,
             },
         },
-        6 => Step::Holder { name },
-        7 | 8 => Step::Write {
-            key: name,
-            value: VALUES[rng.random_range(0..VALUES.len())],
-            token,
-        },
-        9 => Step::Read { key: name },
-        10 => Step::Highest { key: name },
+        10 => Step::Read { key: name },
+        11 => Step::Highest { key: name },
         _ => Step::Advance(lease),
     }
 }
 
-fn random_script(rng: &mut StdRng, steps: usize) -> Script {
-    let lease = [10.0, 3.0, 2.5, 0.5][rng.random_range(0..4)];
-    let first_token = [1, 1, 7, 100][rng.random_range(0..4)];
-    Script {
-        lease_seconds: Some(lease),
-        first_token: Some(first_token),
-        steps: (0..steps).map(|_| random_step(rng, lease)).collect(),
-        judge_expiry: true,
+/// A random script. A sixth of them use the constructor's defaults.
+pub fn random_script(rng: &mut ChaCha8Rng, steps: usize) -> Script {
+    let (lease_seconds, first_token) = match rng.random_range(0..6) {
+        0 => (None, None),
+        _ => (
+            Some(pick(rng, &[10.0, 3.0, 2.5, 0.5])),
+            Some(pick(rng, &[1, 1, 7, 100])),
+        ),
+    };
+    let lease = lease_seconds.unwrap_or(crate::DEFAULT_LEASE_SECONDS);
+    Script::new(
+        lease_seconds,
+        first_token,
+        (0..steps).map(|_| random_step(rng, lease)).collect(),
+    )
+}
+
+/// Plays scripts one after another with many requests in flight. Returns how many scripts were
+/// judged and the first that differs, with its difference.
+pub fn play_many(
+    scripts: impl Iterator<Item = Script>,
+    student: &mut dyn Subject,
+    profile: Profile,
+) -> Result<(u64, Option<(Script, Mismatch)>), ProtocolError> {
+    let mut scripts = scripts;
+    let mut queue = VecDeque::new();
+    let mut in_flight = 0;
+    let mut judged = 0;
+    loop {
+        while in_flight < WINDOW {
+            let Some(script) = scripts.next() else { break };
+            let calls = plan(&script);
+            for call in &calls {
+                student.send(&call.request)?;
+            }
+            in_flight += calls.len();
+            queue.push_back((script, calls));
+        }
+        let Some((script, calls)) = queue.pop_front() else {
+            return Ok((judged, None));
+        };
+        in_flight -= calls.len();
+        judged += 1;
+        if let Some(mismatch) = judge_replies(&calls, Scope::All, student, profile)? {
+            student.drain()?;
+            return Ok((judged, Some((script, mismatch))));
+        }
     }
 }
 
-/// Random scripts; the first that fails, shrunk.
+/// Random scripts from the bounds' seed; the first that differs.
 pub fn random(
     student: &mut dyn Subject,
     bounds: Bounds,
-    calls: &mut u64,
+    profile: Profile,
 ) -> Result<Option<(Script, Mismatch)>, ProtocolError> {
-    let mut rng = StdRng::seed_from_u64(bounds.seed);
-    for _ in 0..bounds.random_scripts {
-        let script = random_script(&mut rng, bounds.random_steps);
-        if play(&script, student, calls)?.is_some() {
-            return shrink(script, student, calls).map(Some);
-        }
-    }
-    Ok(None)
+    let mut rng = ChaCha8Rng::seed_from_u64(bounds.seed);
+    let scripts =
+        (0..bounds.random_scripts).map(move |_| random_script(&mut rng, bounds.random_steps));
+    Ok(play_many(scripts, student, profile)?.1)
 }
 
-/// Removes steps while the script still fails: chunks first, then single steps, until no
-/// removal keeps the failure (a 1-minimal script).
-pub fn shrink(
-    mut script: Script,
-    student: &mut dyn Subject,
-    calls: &mut u64,
-) -> Result<(Script, Mismatch), ProtocolError> {
-    let mut failure = play(&script, student, calls)?.expect("shrink starts from a failing script");
-    // Steps after the failing call cannot matter.
-    script.steps.truncate(failure.steps_played);
-    let mut chunk = script.steps.len().div_ceil(2).max(1);
-    loop {
-        let mut removed = false;
-        let mut start = 0;
-        while start < script.steps.len() {
-            let mut candidate = script.clone();
-            let end = (start + chunk).min(candidate.steps.len());
-            candidate.steps.drain(start..end);
-            match play(&candidate, student, calls)? {
-                Some(m) => {
-                    script = candidate;
-                    script.steps.truncate(m.steps_played);
-                    failure = m;
-                    removed = true;
-                }
-                None => start += chunk,
-            }
-        }
-        if chunk == 1 && !removed {
-            break;
-        }
-        if !removed {
-            chunk = (chunk / 2).max(1);
-        }
-    }
-    Ok((script, failure))
-}
-
-/// The alphabet of the exhaustive check: each call where it can go wrong, and clock moves to
-/// just before and exactly at the latest expiry.
+/// The alphabet of the exhaustive check: each call where it can go wrong (renew and release with
+/// the current token, an older one and another client's; writes with the latest, the previous
+/// and a stale token), and clock moves to just before and exactly at the latest expiry.
 pub fn alphabet() -> Vec<Step> {
+    let (c1, c2) = ("client-1", "client-2");
+    let renew = |client, token| Step::Renew {
+        name: "file",
+        client,
+        token,
+    };
+    let release = |client, token| Step::Release {
+        name: "file",
+        client,
+        token,
+    };
+    let write = |value, token| Step::Write {
+        key: "file",
+        value,
+        token,
+    };
     vec![
         Step::Acquire {
             name: "file",
-            client: "client-1",
+            client: c1,
         },
         Step::Acquire {
             name: "file",
-            client: "client-2",
+            client: c2,
         },
-        Step::Renew {
-            name: "file",
-            client: "client-1",
-            token: TokenOf::Own,
-        },
-        Step::Release {
-            name: "file",
-            client: "client-1",
-            token: TokenOf::Own,
-        },
-        Step::Write {
-            key: "file",
-            value: "a",
-            token: TokenOf::Latest,
-        },
-        Step::Write {
-            key: "file",
-            value: "b",
-            token: TokenOf::Previous,
-        },
+        renew(c1, TokenOf::Own),
+        renew(c1, TokenOf::OwnEarlier),
+        renew(c2, TokenOf::Holders),
+        release(c1, TokenOf::Own),
+        release(c1, TokenOf::OwnEarlier),
+        write("a", TokenOf::Latest),
+        write("b", TokenOf::Previous),
+        write("c", TokenOf::Exactly(0)),
         Step::ToExpiry { offset: -0.001 },
         Step::ToExpiry { offset: 0.0 },
     ]
 }
 
+/// The observers each exhaustive script ends with.
+fn observers() -> [Step; 3] {
+    [
+        Step::Holder { name: "file" },
+        Step::Read { key: "file" },
+        Step::Highest { key: "file" },
+    ]
+}
+
 /// Every script of exactly `length` letters (shorter ones are their prefixes, compared on the
-/// way), each followed by the observers. Returns how many were tried and the first failure.
+/// way), each followed by the observers; scripts that make the same requests as one before them
+/// are played once. Returns how many were judged and the first that differs.
 pub fn exhaustive(
     student: &mut dyn Subject,
     length: u32,
-    calls: &mut u64,
+    profile: Profile,
 ) -> Result<(u64, Option<(Script, Mismatch)>), ProtocolError> {
+    let mut seen = HashSet::new();
+    let scripts = exhaustive_scripts(length).filter(move |script| {
+        let lines: Vec<String> = plan(script).iter().map(|c| c.request.to_line(0)).collect();
+        seen.insert(lines)
+    });
+    play_many(scripts, student, profile)
+}
+
+/// Every script of `length` letters, in counting order (the first letter varying fastest).
+pub fn exhaustive_scripts(length: u32) -> impl Iterator<Item = Script> {
     let letters = alphabet();
     let count = (letters.len() as u64).pow(length);
-    for n in 0..count {
+    (0..count).map(move |n| {
         let mut steps = Vec::with_capacity(length as usize + 3);
         let mut rest = n;
         for _ in 0..length {
             steps.push(letters[(rest % letters.len() as u64) as usize].clone());
             rest /= letters.len() as u64;
         }
-        steps.extend([
-            Step::Holder { name: "file" },
-            Step::Read { key: "file" },
-            Step::Highest { key: "file" },
-        ]);
-        let script = Script {
-            lease_seconds: Some(2.5),
-            first_token: Some(1),
-            steps,
-            judge_expiry: true,
-        };
-        if play(&script, student, calls)?.is_some() {
-            let shrunk = shrink(script, student, calls)?;
-            return Ok((n + 1, Some(shrunk)));
+        steps.extend(observers());
+        Script::new(Some(2.5), Some(1), steps)
+    })
+}
+
+/// What shrinking a difference found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shrunk {
+    /// A case no step or value can be removed or simplified from, and its difference.
+    Minimal(Script, Mismatch),
+    /// Played again, the case answered otherwise: the program's answers depend on more than the
+    /// calls (state kept across `new`, the real clock).
+    Unstable(Script, Mismatch),
+}
+
+/// The most plays a shrink may take: a program whose every answer differs cannot keep it busy
+/// for long.
+const MAX_PLAYS: usize = 2000;
+
+/// Shrinks a script that differs (`found` is its difference) while it keeps differing as `keep`
+/// asks: chunks of steps first, then single steps, then simpler values (the lesson's 10 s lease,
+/// first token 1, whole-second clock moves, the lock `file` and `client-1`).
+pub fn shrink(
+    script: Script,
+    found: Mismatch,
+    scope: Scope,
+    keep: &dyn Fn(&Mismatch) -> bool,
+    student: &mut dyn Subject,
+    profile: Profile,
+) -> Result<Shrunk, ProtocolError> {
+    let mut shrinker = Shrinker {
+        plays: 0,
+        scope,
+        keep,
+        profile,
+    };
+    let Some(mut failure) = shrinker.attempt(&script, student)? else {
+        return Ok(Shrunk::Unstable(script, found));
+    };
+    let mut script = script;
+    script.steps.truncate(failure.steps_played);
+    // Steps, then values, again while either changes: a simpler value can make a step needless.
+    loop {
+        let before = script.clone();
+        shrinker.remove_steps(&mut script, &mut failure, student)?;
+        shrinker.simplify_values(&mut script, &mut failure, student)?;
+        if script == before || shrinker.plays >= MAX_PLAYS {
+            break;
         }
     }
-    Ok((count, None))
+    Ok(Shrunk::Minimal(script, failure))
+}
+
+struct Shrinker<'a> {
+    plays: usize,
+    scope: Scope,
+    keep: &'a dyn Fn(&Mismatch) -> bool,
+    profile: Profile,
+}
+
+impl Shrinker<'_> {
+    /// Removes steps, halves first, then quarters, ... then one at a time, until no removal
+    /// keeps the difference.
+    fn remove_steps(
+        &mut self,
+        script: &mut Script,
+        failure: &mut Mismatch,
+        student: &mut dyn Subject,
+    ) -> Result<(), ProtocolError> {
+        let mut chunk = script.steps.len().div_ceil(2).max(1);
+        while self.plays < MAX_PLAYS {
+            let mut removed = false;
+            let mut start = 0;
+            while start < script.steps.len() && self.plays < MAX_PLAYS {
+                let mut candidate = script.clone();
+                let end = (start + chunk).min(candidate.steps.len());
+                candidate.steps.drain(start..end);
+                match self.attempt(&candidate, student)? {
+                    Some(m) => {
+                        *script = candidate;
+                        script.steps.truncate(m.steps_played);
+                        *failure = m;
+                        removed = true;
+                    }
+                    None => start += chunk,
+                }
+            }
+            if chunk == 1 && !removed {
+                break;
+            }
+            if !removed {
+                chunk = (chunk / 2).max(1);
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes values simpler, one change at a time, while the difference stays.
+    fn simplify_values(
+        &mut self,
+        script: &mut Script,
+        failure: &mut Mismatch,
+        student: &mut dyn Subject,
+    ) -> Result<(), ProtocolError> {
+        let mut simplified = true;
+        while simplified && self.plays < MAX_PLAYS {
+            simplified = false;
+            for candidate in simpler(script) {
+                if let Some(m) = self.attempt(&candidate, student)? {
+                    *script = candidate;
+                    script.steps.truncate(m.steps_played);
+                    *failure = m;
+                    simplified = true;
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The candidate's difference, if it still has one that counts.
+    fn attempt(
+        &mut self,
+        candidate: &Script,
+        student: &mut dyn Subject,
+    ) -> Result<Option<Mismatch>, ProtocolError> {
+        self.plays += 1;
+        let found = play(candidate, self.scope, student, self.profile)?;
+        Ok(found.filter(|m| (self.keep)(m)))
+    }
+}
+
+/// Every script one value simpler than `script`, simplest change first.
+fn simpler(script: &Script) -> Vec<Script> {
+    let mut out = Vec::new();
+    let with = |f: &dyn Fn(&mut Script)| {
+        let mut s = script.clone();
+        f(&mut s);
+        s
+    };
+    if script.lease_seconds.is_some_and(|l| l != 10.0) {
+        out.push(with(&|s| s.lease_seconds = Some(10.0)));
+        if let Some(l) = script
+            .lease_seconds
+            .filter(|l| l.round() != *l && l.round() > 0.0)
+        {
+            out.push(with(&|s| s.lease_seconds = Some(l.round())));
+        }
+    }
+    if script.first_token.is_some_and(|t| t != 1) {
+        out.push(with(&|s| s.first_token = Some(1)));
+    }
+    // A token number, smaller everywhere it is written: two writes with token 3 become two with
+    // token 1, which one change at a time could not keep.
+    let mut tokens: Vec<u64> = script
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Write {
+                token: TokenOf::Exactly(t),
+                ..
+            } if *t > 1 => Some(*t),
+            _ => None,
+        })
+        .collect();
+    tokens.sort_unstable();
+    tokens.dedup();
+    for t in tokens {
+        out.push(with(&|s| {
+            for step in &mut s.steps {
+                if let Step::Write { token, .. } = step {
+                    if *token == TokenOf::Exactly(t) {
+                        *token = TokenOf::Exactly(1);
+                    }
+                }
+            }
+        }));
+    }
+    for (i, step) in script.steps.iter().enumerate() {
+        for simpler_step in simpler_step(step) {
+            out.push(with(&|s| s.steps[i] = simpler_step.clone()));
+        }
+    }
+    out
+}
+
+fn simpler_step(step: &Step) -> Vec<Step> {
+    let mut out = Vec::new();
+    match step {
+        Step::Advance(by) => {
+            if by.round() != *by && by.round() > 0.0 {
+                out.push(Step::Advance(by.round()));
+            }
+            if *by > 1.0 {
+                out.push(Step::Advance(1.0));
+            }
+        }
+        Step::ToExpiry { offset } if *offset != 0.0 => out.push(Step::ToExpiry { offset: 0.0 }),
+        Step::Acquire { name, client } => {
+            out.extend(simpler_name(name).map(|name| Step::Acquire { name, client }));
+            out.extend(simpler_client(client).map(|client| Step::Acquire { name, client }));
+        }
+        Step::Write { key, value, token } => {
+            out.extend(simpler_name(key).map(|key| Step::Write {
+                key,
+                value,
+                token: *token,
+            }));
+            if let TokenOf::Exactly(t) = token {
+                if *t > 1 {
+                    out.push(Step::Write {
+                        key,
+                        value,
+                        token: TokenOf::Exactly(1),
+                    });
+                }
+            }
+        }
+        Step::Holder { name } => out.extend(simpler_name(name).map(|name| Step::Holder { name })),
+        Step::Read { key } => out.extend(simpler_name(key).map(|key| Step::Read { key })),
+        Step::Highest { key } => out.extend(simpler_name(key).map(|key| Step::Highest { key })),
+        _ => {}
+    }
+    out
+}
+
+fn simpler_name(name: &str) -> Option<&'static str> {
+    (name != "file").then_some("file")
+}
+
+fn simpler_client(client: &str) -> Option<&'static str> {
+    (client != "client-1").then_some("client-1")
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::lab::script::double::{Mistake, Student};
-
-    /// Seed 1's random scripts use every kind of call, every token choice, every clock step and
-    /// every setting, so the random check can reach every rule.
-    #[test]
-    fn random_scripts_use_the_whole_alphabet() {
-        let mut rng = StdRng::seed_from_u64(1);
-        let scripts: Vec<Script> = (0..200).map(|_| random_script(&mut rng, 24)).collect();
-        let seen = |want: &dyn Fn(&Script, &Step) -> bool| {
-            scripts
-                .iter()
-                .any(|s| s.steps.iter().any(|step| want(s, step)))
-        };
-        let leases: std::collections::BTreeSet<String> = scripts
-            .iter()
-            .map(|s| format!("{:?}", s.lease_seconds))
-            .collect();
-        assert_eq!(
-            leases,
-            ["Some(0.5)", "Some(10.0)", "Some(2.5)", "Some(3.0)"]
-                .map(str::to_owned)
-                .into()
-        );
-        for first in [1, 7, 100] {
-            assert!(scripts.iter().any(|s| s.first_token == Some(first)));
-        }
-        assert!(scripts
-            .iter()
-            .all(|s| s.steps.len() == 24 && s.judge_expiry));
-        for by in [0.001, 0.5, 1.0] {
-            assert!(seen(&|_, step| *step == Step::Advance(by)), "Advance({by})");
-        }
-        for lease in [0.5, 2.5, 3.0, 10.0] {
-            let of = |s: &Script| s.lease_seconds == Some(lease);
-            assert!(seen(&|s, step| of(s) && *step == Step::Advance(lease)));
-            assert!(seen(&|s, step| of(s) && *step == Step::Advance(lease / 2.0)));
-        }
-        for offset in [-0.001, 0.0, 0.001] {
-            assert!(seen(&|_, step| *step == Step::ToExpiry { offset }));
-        }
-        let kinds: std::collections::BTreeSet<&str> = scripts
-            .iter()
-            .flat_map(|s| &s.steps)
-            .map(|step| match step {
-                Step::Advance(_) => "advance",
-                Step::ToExpiry { .. } => "to-expiry",
-                Step::Acquire { .. } => "acquire",
-                Step::Renew { .. } => "renew",
-                Step::Release { .. } => "release",
-                Step::Holder { .. } => "holder",
-                Step::Write { .. } => "write",
-                Step::Read { .. } => "read",
-                Step::Highest { .. } => "highest",
-            })
-            .collect();
-        assert_eq!(kinds.len(), 9, "{kinds:?}");
-        let write_token = |t: TokenOf| move |_: &Script, step: &Step| matches!(step, Step::Write { token, .. } if *token == t);
-        assert!(seen(&write_token(TokenOf::Latest)));
-        assert!(seen(&write_token(TokenOf::Previous)));
-        for t in 0..4 {
-            assert!(seen(&write_token(TokenOf::Exactly(t))));
-        }
-        let release_token = |t: TokenOf| move |_: &Script, step: &Step| matches!(step, Step::Release { token, .. } if *token == t);
-        assert!(seen(&release_token(TokenOf::Own)));
-        assert!(seen(&release_token(TokenOf::Holders)));
-        // Half the writes send the latest token.
-        let writes: Vec<TokenOf> = scripts
-            .iter()
-            .flat_map(|s| &s.steps)
-            .filter_map(|step| match step {
-                Step::Write { token, .. } => Some(*token),
-                _ => None,
-            })
-            .collect();
-        let latest = writes.iter().filter(|t| **t == TokenOf::Latest).count();
-        let share = latest as f64 / writes.len() as f64;
-        assert!((0.45..0.55).contains(&share), "{share}");
-    }
-
-    fn is_one_minimal(script: &Script, mistake: Mistake) -> bool {
-        (0..script.steps.len()).all(|i| {
-            let mut fewer = script.clone();
-            fewer.steps.remove(i);
-            play(&fewer, &mut Student::new(mistake), &mut 0)
-                .unwrap()
-                .is_none()
-        })
-    }
-
-    #[test]
-    fn a_random_failure_is_shrunk_to_a_one_minimal_script_that_ends_at_its_failure() {
-        let mut correct = Student::new(Mistake::Correct);
-        let mut calls = 0;
-        assert!(random(&mut correct, Bounds::default(), &mut calls)
-            .unwrap()
-            .is_none());
-        // Every script was played in full: `new` and 24 steps, some skipped.
-        assert!(calls > 200 * 12 && calls <= 200 * 25, "{calls}");
-        assert_eq!(calls, correct.calls);
-        for mistake in Mistake::ALL_WRONG {
-            if mistake == Mistake::DefaultLease30 {
-                // Random scripts always name a lease: only the `defaults` rule sees this one.
-                continue;
-            }
-            let mut student = Student::new(mistake);
-            let (script, mismatch) = random(&mut student, Bounds::default(), &mut 0)
-                .unwrap()
-                .unwrap_or_else(|| panic!("{mistake:?} passes the random check"));
-            assert!(is_one_minimal(&script, mistake), "{mistake:?}: {script:?}");
-            assert_eq!(mismatch.steps_played, script.steps.len(), "{mistake:?}");
-            assert!(script.steps.len() <= 6, "{mistake:?}: {script:?}");
-            // The mismatch is the shrunk script's own.
-            assert_eq!(
-                play(&script, &mut Student::new(mistake), &mut 0).unwrap(),
-                Some(mismatch)
-            );
-        }
-    }
-
-    #[test]
-    fn shrinking_halves_its_chunks_before_it_tries_single_steps() {
-        // A 24-step script whose failure needs only 2 steps: halving finds them in far fewer
-        // plays than removing one step at a time.
-        let mut steps = vec![Step::Holder { name: "log" }; 24];
-        steps[5] = Step::Write {
-            key: "file",
-            value: "a",
-            token: TokenOf::Exactly(3),
-        };
-        steps[17] = Step::Write {
-            key: "file",
-            value: "b",
-            token: TokenOf::Exactly(3),
-        };
-        let script = Script {
-            lease_seconds: Some(10.0),
-            first_token: Some(1),
-            steps,
-            judge_expiry: true,
-        };
-        let mut student = Student::new(Mistake::WriteStrict);
-        let (shrunk, _) = shrink(script, &mut student, &mut 0).unwrap();
-        assert_eq!(shrunk.steps.len(), 2);
-        // 131 calls here; removing one step at a time from the start takes 226.
-        assert!(student.calls < 160, "{} calls", student.calls);
-    }
-
-    #[test]
-    fn every_short_script_is_tried_in_order_until_one_fails() {
-        let mut calls = 0;
-        let mut correct = Student::new(Mistake::Correct);
-        assert_eq!(exhaustive(&mut correct, 2, &mut calls).unwrap(), (64, None));
-        assert_eq!(exhaustive(&mut correct, 0, &mut calls).unwrap(), (1, None));
-        assert_eq!(calls, correct.calls);
-        // The first script in counting order (the first letter varying fastest) with two
-        // writes of the latest token after a grant: acquire, write, write is number 288.
-        let mut strict = Student::new(Mistake::WriteStrict);
-        let (tried, found) = exhaustive(&mut strict, 3, &mut 0).unwrap();
-        let (script, mismatch) = found.expect("a strict storage fails");
-        assert_eq!(tried, 289);
-        let letters = alphabet();
-        assert_eq!(
-            script.steps,
-            [letters[0].clone(), letters[4].clone(), letters[4].clone()],
-            "{script:?}"
-        );
-        assert_eq!(mismatch.steps_played, 3);
-        assert_eq!(
-            mismatch.lines().last().unwrap(),
-            "t=0.0    write(file, \"a\", 1) -> refused (\"token 1 is stale\"), but the seed accepts it"
-        );
-    }
-
-    #[test]
-    fn the_alphabet_straddles_each_boundary() {
-        let letters = alphabet();
-        assert_eq!(letters.len(), 8);
-        assert!(letters.contains(&Step::ToExpiry { offset: -0.001 }));
-        assert!(letters.contains(&Step::ToExpiry { offset: 0.0 }));
-        assert_eq!(
-            letters
-                .iter()
-                .filter(|s| matches!(s, Step::Write { .. }))
-                .count(),
-            2
-        );
-    }
-}
+mod tests;

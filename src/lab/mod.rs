@@ -4,26 +4,42 @@
 //! The modules are layered one way, each using only those above it in this list (a test keeps
 //! it so), and the lab uses the library and the simulation, never the UI or the command line:
 //!
-//! 1. [`cpu`]: one CPU for the checker and the program, the pipe's hand-overs kept local.
-//! 2. [`protocol`]: the JSON Lines client of a student's program (docs/lab-protocol.md).
-//! 3. [`target`]: which program to run for a folder (its language's adapter) or a command.
-//! 4. [`script`]: scripts of calls played on the program and on the library side by side.
-//! 5. [`rules`]: the seed's rules, one script each.
-//! 6. [`explore`]: random scripts (shrunk on failure) and every script of a small length.
-//! 7. [`remote`]: the program as the simulation's backend (the lesson and the chaos test).
-//! 8. [`check`]: all of it, and the report as text or JSON.
-//! 9. [`starter`]: `lab init`'s files.
+//! 1. [`seed`]: the seed's rules as data, what every failure is charged to.
+//! 2. [`wire`]: the protocol's lines, and replies read under the one convention.
+//! 3. [`program`]: a running student program, its requests written ahead of its replies.
+//! 4. [`target`]: which program to run for a folder (its language's adapter) or a command.
+//! 5. [`reference`]: the seed's answer to each call, and the facts it rested on.
+//! 6. [`judge`]: where a reply differs from the seed's, and the one rule that breaks.
+//! 7. [`script`]: scripts of calls, planned on the seed and played on the program.
+//! 8. [`rules`]: the seed's rules, one script each.
+//! 9. [`profile`]: the experiments run first (the clock, the settings).
+//! 10. [`explore`]: random scripts and every short script, shrunk on failure.
+//! 11. [`chaos`]: the seed's chaos test, its calls played on the program.
+//! 12. [`remote`]: the program as the simulation's backend (the lesson on the student's code).
+//! 13. [`check`]: all of it, as a report.
+//! 14. [`report`]: the report in words, as text and JSON.
+//! 15. [`starter`]: `lab init`'s files.
+//! 16. [`testing`]: the test double of a student's program, for the lab's own tests.
 
+pub mod chaos;
 pub mod check;
-pub mod cpu;
 pub mod explore;
-pub mod protocol;
+pub mod judge;
+pub mod profile;
+pub mod program;
+pub mod reference;
 pub mod remote;
+pub mod report;
 pub mod rules;
 pub mod script;
+pub mod seed;
 pub mod starter;
 pub mod target;
+#[cfg(test)]
+pub(crate) mod testing;
+pub mod wire;
 
-pub use check::{Plan, Report};
-pub use protocol::{Program, ProtocolError, DEFAULT_TIMEOUT};
+pub use check::{CheckId, Plan, Report, Verdict};
+pub use program::{Program, ProtocolError, Timeouts, DEFAULT_STARTUP, DEFAULT_TIMEOUT};
+pub use seed::Rule;
 pub use target::Target;

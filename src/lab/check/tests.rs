@@ -1,0 +1,450 @@
+use super::*;
+use crate::lab::testing::{Mistake, Student};
+use crate::lab::wire::{Reply, Request};
+
+fn plan() -> Plan {
+    Plan::default()
+}
+
+/// The whole check on `first`; a fresh program is what `fresh` makes.
+fn check_with(
+    first: Box<dyn Subject>,
+    fresh: &mut dyn FnMut() -> Box<dyn Subject>,
+    plan: &Plan,
+) -> (Vec<Outcome>, u64, Option<String>) {
+    let mut start = || -> Result<Box<dyn Subject>, ProtocolError> { Ok(fresh()) };
+    let target = Target::Folder("student".into());
+    run_on(first, &mut start, &target, plan, &mut |_| {})
+}
+
+/// The whole check on the double with `mistake`.
+fn outcomes(mistake: Mistake) -> Vec<Outcome> {
+    let (outcomes, _, error) = check_with(
+        Box::new(Student::new(mistake)),
+        &mut || Box::new(Student::new(mistake)),
+        &plan(),
+    );
+    assert_eq!(error, None, "{mistake:?}");
+    outcomes
+}
+
+fn verdict_of(outcomes: &[Outcome], check: CheckId) -> &Verdict {
+    &outcomes.iter().find(|o| o.check == check).unwrap().verdict
+}
+
+/// Named checks a mistake leaves not judged, because their every path needs what it breaks.
+fn not_judged_by(mistake: Mistake) -> &'static [Rule] {
+    use Rule::*;
+    match mistake {
+        // A renew that hands out a new token leaves the lease's token unlike the seed's, and a
+        // renew is what renew-extends-from-now is about.
+        Mistake::RenewNewToken => &[RenewExtendsFromNow],
+        // Nothing can be written: no storage rule can be seen.
+        Mistake::WriteRefusesNewKey => &[
+            NewStartsOver,
+            WriteEqualToken,
+            WriteStaleRejected,
+            RejectedChangesNothing,
+            PerKey,
+            NeverWritten,
+        ],
+        // Nothing is ever rejected, so what a rejected write leaves cannot be seen.
+        Mistake::WriteUnchecked | Mistake::WriteReturnsNoneToRefuse => &[RejectedChangesNothing],
+        // A clock that never moves: a lease never runs out, so nothing about expiry shows.
+        Mistake::OwnClock => &[LeaseLive, ExpiredNoRenew, ExpiredNoRelease],
+        _ => &[],
+    }
+}
+
+/// Broad checks a mistake is out of reach of, and why: they pass it.
+fn out_of_reach(mistake: Mistake, check: CheckId) -> bool {
+    use Mistake::*;
+    match check {
+        // Every exhaustive script and chaos run names its settings; one lock, one key.
+        CheckId::Exhaustive => matches!(
+            mistake,
+            DefaultLease30 | DefaultFirstToken0 | CounterPerLock | GlobalHighest
+        ),
+        // The chaos clients only acquire, write with their own token and release it, on one
+        // lock, never reading back or renewing.
+        CheckId::Chaos => matches!(
+            mistake,
+            DefaultLease30
+                | DefaultFirstToken0
+                | CounterPerLock
+                | RenewNewToken
+                | RenewBumpsCounter
+                | RenewFromOldExpiry
+                | RenewKeepsExpiry
+                | RenewExpired
+                | RenewAnyToken
+                | RenewAnyClient
+                | ReleaseAnyToken
+                | HolderIgnoresExpiry
+                | HolderAfterRelease
+                | WriteKeepsOldValue
+                | RejectedWriteKeepsValue
+                | HighestZeroForNew
+                | ReadEmptyForNew
+        ),
+        // Random scripts rarely make a client release its older token while it holds a newer
+        // grant; the exhaustive check does.
+        CheckId::Random => matches!(mistake, ReleaseAnyToken),
+        CheckId::Rule(_) => false,
+    }
+}
+
+#[test]
+fn a_correct_implementation_passes_every_check_and_each_was_tried() {
+    let out = outcomes(Mistake::Correct);
+    assert_eq!(out.len(), Rule::ALL.len() + 3);
+    for o in &out {
+        assert_eq!(o.verdict, Verdict::Passed, "{}", o.id());
+        assert!(!o.scope.is_empty(), "{} says what it tried", o.id());
+    }
+    let ids: Vec<&str> = out.iter().map(Outcome::id).collect();
+    let all: Vec<&str> = CheckId::all().iter().map(|c| c.id()).collect();
+    assert_eq!(ids, all);
+}
+
+/// The verdict matrix: every one-rule mistake fails its rule's check, charged to that rule; no
+/// other named check fails; the broad checks fail charged to the same rule or, out of their
+/// reach, pass; and nothing else is left not judged than the table above says, with its reason.
+#[test]
+fn each_mistake_fails_exactly_its_rule_and_every_failure_is_charged_to_it() {
+    for mistake in Mistake::wrong().filter(|m| m.breaks().is_some()) {
+        let broken = mistake.breaks().unwrap();
+        let out = outcomes(mistake);
+        let leaky = broken == Rule::NewStartsOver;
+        for o in &out {
+            let id = o.id();
+            match (o.check, &o.verdict) {
+                (CheckId::Rule(r), Verdict::Failed(f)) => {
+                    assert_eq!(r, broken, "{mistake:?} fails {id}");
+                    assert_eq!(f.rule, broken, "{mistake:?}");
+                }
+                (CheckId::Rule(r), Verdict::Passed) => {
+                    assert_ne!(r, broken, "{mistake:?} passes its own rule's check");
+                    assert!(
+                        !not_judged_by(mistake).contains(&r),
+                        "{mistake:?} {id} passes"
+                    );
+                }
+                (CheckId::Rule(r), Verdict::NotJudged { .. }) => {
+                    assert!(
+                        not_judged_by(mistake).contains(&r),
+                        "{mistake:?}: {id} not judged"
+                    )
+                }
+                (_, Verdict::Failed(f)) => assert_eq!(f.rule, broken, "{mistake:?}: {id}"),
+                (check, Verdict::Passed) => {
+                    assert!(out_of_reach(mistake, check), "{mistake:?} passes {id}")
+                }
+                (_, Verdict::NotJudged { rule, .. }) => {
+                    assert!(leaky, "{mistake:?}: {id} not judged");
+                    assert_eq!(*rule, Rule::NewStartsOver);
+                }
+                (_, Verdict::NotRun(why)) => panic!("{mistake:?}: {id} not run: {why}"),
+            }
+        }
+    }
+}
+
+/// The out-of-reach table is no wider than it must be: every entry in it passes.
+#[test]
+fn the_out_of_reach_table_names_only_mistakes_that_pass() {
+    for mistake in Mistake::wrong() {
+        let out = outcomes(mistake);
+        for check in [CheckId::Random, CheckId::Exhaustive, CheckId::Chaos] {
+            if out_of_reach(mistake, check) {
+                assert_eq!(
+                    verdict_of(&out, check),
+                    &Verdict::Passed,
+                    "{mistake:?} {check:?}"
+                );
+            }
+        }
+    }
+}
+
+/// For any seed of the random check, the rule named on a mistake's shrunk case is the rule the
+/// mistake breaks.
+#[test]
+fn whatever_the_seed_random_failures_are_charged_to_the_broken_rule() {
+    for seed in 2..=25 {
+        let plan = Plan {
+            bounds: Bounds {
+                seed,
+                ..Bounds::default()
+            },
+            only: Some(CheckId::Random),
+            ..Plan::default()
+        };
+        for mistake in Mistake::wrong().filter(|m| m.breaks().is_some()) {
+            if mistake.breaks() == Some(Rule::NewStartsOver) {
+                continue;
+            }
+            let (out, _, error) = check_with(
+                Box::new(Student::new(mistake)),
+                &mut || Box::new(Student::new(mistake)),
+                &plan,
+            );
+            assert_eq!(error, None);
+            if let Verdict::Failed(f) = &out[0].verdict {
+                assert_eq!(Some(f.rule), mistake.breaks(), "seed {seed}, {mistake:?}");
+            }
+        }
+    }
+}
+
+/// A method still to write fails every check that needs it, as not implemented, under that
+/// check's own rule.
+#[test]
+fn a_method_not_written_yet_fails_the_checks_that_need_it() {
+    let out = outcomes(Mistake::WriteNotImplemented);
+    for o in &out {
+        let needs_write = matches!(
+            o.check,
+            CheckId::Rule(
+                Rule::NewStartsOver
+                    | Rule::WriteAccepts
+                    | Rule::WriteEqualToken
+                    | Rule::WriteStaleRejected
+                    | Rule::RejectedChangesNothing
+                    | Rule::PerKey
+                    | Rule::NeverWritten
+            ) | CheckId::Random
+                | CheckId::Exhaustive
+                | CheckId::Chaos
+        );
+        match (&o.verdict, needs_write) {
+            (Verdict::Failed(f), true) => {
+                assert_eq!(f.expected, "the seed's rules need it: write it next");
+                assert!(
+                    f.transcript
+                        .last()
+                        .unwrap()
+                        .ends_with("not implemented yet (FencedStorage.write)"),
+                    "{:?}",
+                    f.transcript
+                );
+                if let CheckId::Rule(rule) = o.check {
+                    assert_eq!(f.rule, rule);
+                }
+            }
+            (Verdict::Passed, false) => {}
+            (v, _) => panic!("{}: {v:?}", o.id()),
+        }
+    }
+}
+
+/// A program that answers every call with a refusal passes nothing: every check fails or is
+/// not judged, and the chaos check says how many writes its storage turned away.
+#[test]
+fn a_program_that_refuses_everything_passes_nothing() {
+    struct Refuser(Student);
+    impl Subject for Refuser {
+        fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+            match request {
+                Request::New { .. } | Request::Clock { .. } => self.0.send(request),
+                _ => self.0.send(&Request::Hello),
+            }
+        }
+        fn receive(&mut self) -> Result<Reply, ProtocolError> {
+            self.0.receive().map(|r| match r {
+                Reply::Hello { .. } => Reply::Refused("no".into()),
+                other => other,
+            })
+        }
+        fn in_flight(&self) -> usize {
+            self.0.in_flight()
+        }
+        fn language(&self) -> &str {
+            "javascript"
+        }
+        fn answered(&self) -> u64 {
+            self.0.answered()
+        }
+    }
+    let make = || Box::new(Refuser(Student::new(Mistake::Correct))) as Box<dyn Subject>;
+    let (out, _, error) = check_with(make(), &mut || make(), &plan());
+    assert_eq!(error, None);
+    for o in &out {
+        assert!(!o.passed(), "{} passes", o.id());
+    }
+    let Verdict::Failed(chaos) = verdict_of(&out, CheckId::Chaos) else {
+        panic!("chaos must fail");
+    };
+    let note = chaos.note.as_deref().unwrap();
+    assert!(note.starts_with("seed 1: "), "{note}");
+    assert!(
+        note.contains("your storage accepted 0 and rejected"),
+        "{note}"
+    );
+}
+
+/// A program whose answers change between two plays of the same calls gets a verdict, not a
+/// panic: the shrinker's replay does not reproduce it.
+#[test]
+fn a_difference_that_does_not_repeat_is_a_verdict() {
+    /// Correct, except that the 40th grant it makes hands out token 999, once.
+    struct Flaky(Student, u64);
+    impl Subject for Flaky {
+        fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+            self.0.send(request)
+        }
+        fn receive(&mut self) -> Result<Reply, ProtocolError> {
+            let reply = self.0.receive()?;
+            if let Reply::Lease(Some(mut l)) = reply {
+                self.1 += 1;
+                if self.1 == 40 {
+                    l.token = 999;
+                }
+                return Ok(Reply::Lease(Some(l)));
+            }
+            Ok(reply)
+        }
+        fn in_flight(&self) -> usize {
+            self.0.in_flight()
+        }
+        fn language(&self) -> &str {
+            "python 3"
+        }
+        fn answered(&self) -> u64 {
+            self.0.answered()
+        }
+    }
+    let plan = Plan {
+        only: Some(CheckId::Random),
+        ..Plan::default()
+    };
+    let (out, _, _) = check_with(
+        Box::new(Flaky(Student::new(Mistake::Correct), 0)),
+        &mut || Box::new(Student::new(Mistake::Correct)),
+        &plan,
+    );
+    let Verdict::Failed(f) = &out[0].verdict else {
+        panic!("{:?}", out[0].verdict);
+    };
+    assert_eq!(f.rule, Rule::NewStartsOver);
+    assert_eq!(f.note.as_deref(), Some(UNSTABLE));
+}
+
+/// A program that breaks the protocol ends the check there; every check decided before it is
+/// kept, and the rest are reported as not run.
+#[test]
+fn a_protocol_error_keeps_the_checks_decided_before_it() {
+    /// Correct until its `limit`-th request, then broken.
+    struct Breaks(Student, u64);
+    impl Subject for Breaks {
+        fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+            self.0.send(request)
+        }
+        fn receive(&mut self) -> Result<Reply, ProtocolError> {
+            if self.0.calls >= self.1 {
+                return Err(ProtocolError::new("the program exited with status 3"));
+            }
+            self.0.receive()
+        }
+        fn in_flight(&self) -> usize {
+            self.0.in_flight()
+        }
+        fn language(&self) -> &str {
+            "node 20"
+        }
+        fn answered(&self) -> u64 {
+            self.0.answered()
+        }
+    }
+    let (out, calls, error) = check_with(
+        Box::new(Breaks(Student::new(Mistake::Correct), 120)),
+        &mut || Box::new(Student::new(Mistake::Correct)),
+        &plan(),
+    );
+    assert_eq!(error.as_deref(), Some("the program exited with status 3"));
+    assert_eq!(calls, 120);
+    let passed = out.iter().take_while(|o| o.passed()).count();
+    assert!(passed >= 2, "{out:?}");
+    let Verdict::NotRun(during) = &out[passed].verdict else {
+        panic!("{:?}", out[passed]);
+    };
+    assert_eq!(during, "the program stopped answering during it");
+    for o in &out[passed + 1..] {
+        assert_eq!(
+            o.verdict,
+            Verdict::NotRun("the program stopped answering before it".into())
+        );
+    }
+    // Every check is reported, in order.
+    assert_eq!(out.len(), CheckId::all().len());
+}
+
+#[test]
+fn once_the_deadline_has_passed_no_check_starts() {
+    let plan = Plan {
+        deadline: Some(Duration::ZERO),
+        ..Plan::default()
+    };
+    let (out, _, error) = check_with(
+        Box::new(Student::new(Mistake::Correct)),
+        &mut || Box::new(Student::new(Mistake::Correct)),
+        &plan,
+    );
+    assert_eq!(error, None);
+    for o in &out {
+        assert_eq!(
+            o.verdict,
+            Verdict::NotRun("the check ran out of time before it".into())
+        );
+    }
+}
+
+/// Every id `check` prints is one `--only` takes, and `--only` runs just that check.
+#[test]
+fn every_printed_id_runs_alone_with_only() {
+    for check in CheckId::all() {
+        assert_eq!(CheckId::from_id(check.id()), Some(check));
+        let plan = Plan {
+            only: Some(check),
+            ..Plan::default()
+        };
+        let (out, _, _) = check_with(
+            Box::new(Student::new(Mistake::Correct)),
+            &mut || Box::new(Student::new(Mistake::Correct)),
+            &plan,
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].check, check);
+        assert_eq!(out[0].verdict, Verdict::Passed);
+    }
+    assert_eq!(CheckId::from_id("nonsense"), None);
+}
+
+/// A failure's replay line reruns that check only, options before the program's `--`.
+#[test]
+fn a_failures_replay_line_names_its_check_before_the_command() {
+    let target = Target::Command(vec![
+        "java".into(),
+        "-cp".into(),
+        "c".into(),
+        "Adapter".into(),
+    ]);
+    let mut start = || -> Result<Box<dyn Subject>, ProtocolError> {
+        Ok(Box::new(Student::new(Mistake::WriteStrict)))
+    };
+    let (out, _, _) = run_on(
+        Box::new(Student::new(Mistake::WriteStrict)),
+        &mut start,
+        &target,
+        &plan(),
+        &mut |_| {},
+    );
+    let failing: Vec<&Outcome> = out.iter().filter(|o| o.failure().is_some()).collect();
+    assert!(failing.len() >= 2);
+    for o in failing {
+        assert_eq!(
+            o.failure().unwrap().replay,
+            format!("fencing-lab check --only {} -- java -cp c Adapter", o.id())
+        );
+    }
+}

@@ -1,0 +1,307 @@
+use super::*;
+use crate::lab::seed::Rule;
+use crate::lab::testing::{Mistake, Student};
+
+/// Seed 1's random scripts use every kind of call, every token choice, every clock step and
+/// every setting, the defaults among them, so the random check can reach every rule.
+#[test]
+fn random_scripts_use_the_whole_alphabet() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let scripts: Vec<Script> = (0..200).map(|_| random_script(&mut rng, 24)).collect();
+    let seen = |want: &dyn Fn(&Script, &Step) -> bool| {
+        scripts
+            .iter()
+            .any(|s| s.steps.iter().any(|step| want(s, step)))
+    };
+    let leases: std::collections::BTreeSet<String> = scripts
+        .iter()
+        .map(|s| format!("{:?}", s.lease_seconds))
+        .collect();
+    assert_eq!(
+        leases,
+        ["None", "Some(0.5)", "Some(10.0)", "Some(2.5)", "Some(3.0)"]
+            .map(str::to_owned)
+            .into()
+    );
+    // The defaults come together: a constructor without arguments.
+    assert!(scripts
+        .iter()
+        .all(|s| s.lease_seconds.is_none() == s.first_token.is_none()));
+    for first in [1, 7, 100] {
+        assert!(scripts.iter().any(|s| s.first_token == Some(first)));
+    }
+    assert!(scripts.iter().all(|s| s.steps.len() == 24 && !s.repeat));
+    for by in [0.001, 0.5, 1.0] {
+        assert!(seen(&|_, step| *step == Step::Advance(by)), "Advance({by})");
+    }
+    for offset in [-0.001, 0.0, 0.001] {
+        assert!(seen(&|_, step| *step == Step::ToExpiry { offset }));
+    }
+    let kinds: std::collections::BTreeSet<&str> = scripts
+        .iter()
+        .flat_map(|s| &s.steps)
+        .map(|step| match step {
+            Step::New { .. } => "new",
+            Step::Advance(_) => "advance",
+            Step::ToExpiry { .. } => "to-expiry",
+            Step::Acquire { .. } => "acquire",
+            Step::Renew { .. } => "renew",
+            Step::Release { .. } => "release",
+            Step::Holder { .. } => "holder",
+            Step::Write { .. } => "write",
+            Step::Read { .. } => "read",
+            Step::Highest { .. } => "highest",
+        })
+        .collect();
+    assert_eq!(kinds.len(), 9, "{kinds:?}");
+    for token in [TokenOf::Own, TokenOf::OwnEarlier, TokenOf::Holders] {
+        assert!(seen(
+            &|_, s| matches!(s, Step::Renew { token: t, .. } if *t == token)
+        ));
+        assert!(seen(
+            &|_, s| matches!(s, Step::Release { token: t, .. } if *t == token)
+        ));
+    }
+    for token in [TokenOf::Latest, TokenOf::Previous] {
+        assert!(seen(
+            &|_, s| matches!(s, Step::Write { token: t, .. } if *t == token)
+        ));
+    }
+    for t in 0..4 {
+        assert!(seen(
+            &|_, s| matches!(s, Step::Write { token: TokenOf::Exactly(x), .. } if *x == t)
+        ));
+    }
+}
+
+fn differs(script: &Script, mistake: Mistake) -> Option<Mismatch> {
+    play(
+        script,
+        Scope::All,
+        &mut Student::new(mistake),
+        Profile::default(),
+    )
+    .unwrap()
+}
+
+fn is_one_minimal(script: &Script, mistake: Mistake) -> bool {
+    (0..script.steps.len()).all(|i| {
+        let mut fewer = script.clone();
+        fewer.steps.remove(i);
+        differs(&fewer, mistake).is_none()
+    })
+}
+
+/// Every mistake the random check finds shrinks to a minimal case that ends at its difference:
+/// no step can go and no value can be made simpler (the lesson's 10 s lease, first token 1,
+/// whole seconds, `file`, `client-1`) while it still differs.
+#[test]
+fn a_random_failure_is_shrunk_to_a_minimal_case_with_simple_values() {
+    let profile = Profile::default();
+    let mut correct = Student::new(Mistake::Correct);
+    assert!(random(&mut correct, Bounds::default(), profile)
+        .unwrap()
+        .is_none());
+    // Every script was played in full: `new` and 24 steps, some skipped.
+    assert!(
+        correct.calls > 200 * 12 && correct.calls <= 200 * 25,
+        "{}",
+        correct.calls
+    );
+    // A program that keeps state across `new` cannot be replayed in one process: the check
+    // judges it apart (check.rs).
+    let leaky = |m: Mistake| m.breaks() == Some(Rule::NewStartsOver);
+    for mistake in Mistake::wrong().filter(|m| !leaky(*m)) {
+        let mut student = Student::new(mistake);
+        let Some((script, found)) = random(&mut student, Bounds::default(), profile).unwrap()
+        else {
+            continue;
+        };
+        let any = |_: &Mismatch| true;
+        let Shrunk::Minimal(script, mismatch) =
+            shrink(script, found, Scope::All, &any, &mut student, profile).unwrap()
+        else {
+            panic!("{mistake:?} does not shrink");
+        };
+        assert!(is_one_minimal(&script, mistake), "{mistake:?}: {script:?}");
+        assert_eq!(mismatch.steps_played, script.steps.len(), "{mistake:?}");
+        assert!(script.steps.len() <= 7, "{mistake:?}: {script:?}");
+        // The mismatch is the shrunk script's own.
+        assert_eq!(
+            differs(&script, mistake),
+            Some(mismatch.clone()),
+            "{mistake:?}"
+        );
+        // And no value can be made simpler while it still differs.
+        for simpler in simpler(&script) {
+            assert_eq!(differs(&simpler, mistake), None, "{mistake:?}: {simpler:?}");
+        }
+    }
+}
+
+#[test]
+fn shrinking_halves_its_chunks_before_it_tries_single_steps() {
+    // A 24-step script whose difference needs only 2 steps: halving finds them in far fewer
+    // plays than removing one step at a time.
+    let mut steps = vec![Step::Holder { name: "log" }; 24];
+    steps[5] = Step::Write {
+        key: "file",
+        value: "a",
+        token: TokenOf::Exactly(3),
+    };
+    steps[17] = Step::Write {
+        key: "file",
+        value: "b",
+        token: TokenOf::Exactly(3),
+    };
+    let script = Script::new(Some(10.0), Some(1), steps);
+    let mut student = Student::new(Mistake::WriteStrict);
+    let found = differs(&script, Mistake::WriteStrict).unwrap();
+    let any = |_: &Mismatch| true;
+    let Shrunk::Minimal(shrunk, m) = shrink(
+        script,
+        found,
+        Scope::All,
+        &any,
+        &mut student,
+        Profile::default(),
+    )
+    .unwrap() else {
+        panic!("a strict storage differs every time");
+    };
+    assert_eq!(shrunk.steps.len(), 2);
+    assert_eq!(m.rule(), Rule::WriteEqualToken);
+    // Values too: the token 3 becomes 1.
+    assert!(shrunk.steps.iter().all(|s| matches!(
+        s,
+        Step::Write {
+            token: TokenOf::Exactly(1),
+            ..
+        }
+    )));
+    assert!(student.calls < 400, "{} calls", student.calls);
+}
+
+/// A shrink keeps only the differences it is asked to keep.
+#[test]
+fn shrinking_keeps_the_difference_it_is_asked_to() {
+    let script = Script::new(
+        Some(10.0),
+        Some(1),
+        vec![
+            Step::Write {
+                key: "file",
+                value: "a",
+                token: TokenOf::Exactly(2),
+            },
+            Step::Write {
+                key: "file",
+                value: "b",
+                token: TokenOf::Exactly(2),
+            },
+            Step::Highest { key: "log" },
+        ],
+    );
+    let both = Mistake::WriteStrict;
+    let found = differs(&script, both).unwrap();
+    let never = |m: &Mismatch| m.rule() == Rule::NeverWritten;
+    let kept = shrink(
+        script.clone(),
+        found.clone(),
+        Scope::All,
+        &never,
+        &mut Student::new(both),
+        Profile::default(),
+    )
+    .unwrap();
+    // The strict storage never differs on never-written: the first play keeps nothing.
+    assert!(matches!(kept, Shrunk::Unstable(..)));
+}
+
+#[test]
+fn every_short_script_is_tried_in_order_until_one_differs() {
+    let profile = Profile::default();
+    let mut correct = Student::new(Mistake::Correct);
+    let (judged, found) = exhaustive(&mut correct, 2, profile).unwrap();
+    assert_eq!(found, None);
+    // 144 scripts of 2 letters, but only 22 make requests no script before them made: a renew
+    // with no grant to renew makes no request, and clock moves with no grant neither.
+    assert_eq!(judged, 22);
+    assert_eq!(exhaustive_scripts(2).count(), 144);
+    assert_eq!(exhaustive(&mut correct, 0, profile).unwrap(), (1, None));
+    // An unchecked storage differs at its first stale write: a grant, a write with it, a write
+    // with token 0.
+    let mut unchecked = Student::new(Mistake::WriteUnchecked);
+    let (_, found) = exhaustive(&mut unchecked, 3, profile).unwrap();
+    let (script, mismatch) = found.expect("an unchecked storage differs");
+    assert_eq!(mismatch.rule(), Rule::WriteStaleRejected);
+    assert_eq!(script.steps.len(), 3 + 3, "three letters and the observers");
+}
+
+#[test]
+fn the_alphabet_covers_every_way_a_call_can_be_refused() {
+    let letters = alphabet();
+    assert_eq!(letters.len(), 12);
+    for offset in [-0.001, 0.0] {
+        assert!(letters.contains(&Step::ToExpiry { offset }));
+    }
+    for token in [TokenOf::Own, TokenOf::OwnEarlier, TokenOf::Holders] {
+        assert!(letters
+            .iter()
+            .any(|s| matches!(s, Step::Renew { token: t, .. } if *t == token)));
+    }
+    for token in [TokenOf::Own, TokenOf::OwnEarlier] {
+        assert!(letters
+            .iter()
+            .any(|s| matches!(s, Step::Release { token: t, .. } if *t == token)));
+    }
+    let writes = letters
+        .iter()
+        .filter(|s| matches!(s, Step::Write { .. }))
+        .count();
+    assert_eq!(writes, 3);
+}
+
+/// Many scripts stream with requests in flight, and the first that differs is the one reported,
+/// with the replies after it read and dropped.
+#[test]
+fn scripts_stream_many_at_a_time_and_the_first_difference_stops_them() {
+    let script = |value: &'static str, token| {
+        Script::new(
+            Some(10.0),
+            Some(1),
+            vec![
+                Step::Write {
+                    key: "file",
+                    value,
+                    token: TokenOf::Exactly(token),
+                },
+                Step::Write {
+                    key: "file",
+                    value,
+                    token: TokenOf::Exactly(token),
+                },
+            ],
+        )
+    };
+    let scripts = (0..300).map(|i| {
+        script(
+            if i == 250 { "x" } else { "a" },
+            if i < 250 { 0 } else { 2 },
+        )
+    });
+    let mut strict = Student::new(Mistake::WriteStrict);
+    // Token 0 twice is refused by a strict storage too: every script differs. The first one is
+    // reported.
+    let (judged, found) = play_many(scripts, &mut strict, Profile::default()).unwrap();
+    assert_eq!(judged, 1);
+    assert!(found.is_some());
+    assert_eq!(strict.in_flight(), 0);
+    let mut correct = Student::new(Mistake::Correct);
+    let scripts = (0..300).map(|_| script("a", 1));
+    assert_eq!(
+        play_many(scripts, &mut correct, Profile::default()).unwrap(),
+        (300, None)
+    );
+    assert_eq!(correct.calls, 300 * 3);
+}

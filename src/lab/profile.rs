@@ -1,0 +1,247 @@
+//! Experiments run before the checks, whose answers tell the judge which rule a later difference
+//! is charged to: does the program's time follow the clock it is given, and does it honour the
+//! lease length and first token given to its constructor.
+
+use std::time::Duration;
+
+use super::judge::Profile;
+use super::program::ProtocolError;
+use super::script::{Played, Subject};
+use super::wire::{LeaseReply, Reply, Request};
+
+/// The clock the experiment moves, far enough that no lease length hides it.
+const CLOCK_STEP: f64 = 5000.0;
+/// When the experiment renews its first lease, and renews it again.
+const RENEW_AT: f64 = 4.0;
+const RENEW_AGAIN_AT: f64 = 6.0;
+
+fn renew_probe() -> Request {
+    Request::Renew {
+        name: "probe-a".into(),
+        client_id: "client-1".into(),
+        token: FIRST_TOKEN,
+    }
+}
+/// The first token the experiment asks for, which no default gives.
+const FIRST_TOKEN: u64 = 7;
+
+/// What the experiments found, and the calls that showed it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Findings {
+    pub profile: Profile,
+    /// The calls that showed the clock ignored, and what they showed (empty when it is not).
+    pub clock_evidence: Vec<Played>,
+    pub clock_sentence: String,
+}
+
+fn acquire(name: &str, client: &str) -> Request {
+    Request::Acquire {
+        name: name.into(),
+        client_id: client.into(),
+    }
+}
+
+/// Plays `requests` in one go and returns each with its reply.
+fn exchange(
+    student: &mut dyn Subject,
+    requests: &[(f64, Request)],
+) -> Result<Vec<Played>, ProtocolError> {
+    for (_, request) in requests {
+        student.send(request)?;
+    }
+    let mut played = Vec::new();
+    for (now, request) in requests {
+        let got = student.receive()?;
+        played.push(Played {
+            now: *now,
+            request: request.clone(),
+            got,
+        });
+    }
+    Ok(played)
+}
+
+fn lease(played: &Played) -> Option<&LeaseReply> {
+    match &played.got {
+        Reply::Lease(Some(l)) => Some(l),
+        _ => None,
+    }
+}
+
+/// Runs the experiments. `pause` waits real time (a test's double makes it instant).
+pub fn measure(
+    student: &mut dyn Subject,
+    pause: &dyn Fn(Duration),
+) -> Result<Findings, ProtocolError> {
+    let played = exchange(
+        student,
+        &[
+            (
+                0.0,
+                Request::New {
+                    lease_seconds: Some(10.0),
+                    first_token: Some(FIRST_TOKEN),
+                },
+            ),
+            (0.0, acquire("probe-a", "client-1")),
+            (RENEW_AT, Request::Clock { now: RENEW_AT }),
+            (RENEW_AT, renew_probe()),
+            (
+                RENEW_AGAIN_AT,
+                Request::Clock {
+                    now: RENEW_AGAIN_AT,
+                },
+            ),
+            (RENEW_AGAIN_AT, renew_probe()),
+            (CLOCK_STEP, Request::Clock { now: CLOCK_STEP }),
+            (CLOCK_STEP, acquire("probe-b", "client-2")),
+        ],
+    )?;
+    let (first, second) = (lease(&played[1]), lease(&played[7]));
+    let renews = (lease(&played[3]), lease(&played[5]));
+    let mut profile = Profile {
+        first_token_honoured: first.is_none_or(|l| l.token == FIRST_TOKEN),
+        lease_honoured: first
+            .and_then(|l| l.expires_at)
+            .is_none_or(|e| (e - 10.0).abs() <= 1e-9),
+        ..Profile::default()
+    };
+    let mut findings = Findings {
+        profile,
+        clock_evidence: Vec::new(),
+        clock_sentence: String::new(),
+    };
+    let expiry = |l: Option<&LeaseReply>| l.and_then(|l| l.expires_at);
+    match (expiry(first), expiry(second)) {
+        (Some(a), Some(b)) => {
+            // A new lease's expiry must move as the clock does. Of two renews 2 s apart, a renew
+            // that follows any clock-based rule (right or wrong) moves its expiry with the clock
+            // or keeps the grant's; one that stands still elsewhere reads another clock.
+            let moved = b - a;
+            let stuck = match (expiry(renews.0), expiry(renews.1)) {
+                (Some(r1), Some(r2)) => {
+                    ((r2 - r1).abs() < 1e-3 && (r1 - a).abs() > 1e-9).then_some(r2 - r1)
+                }
+                _ => None,
+            };
+            let sentence = if (moved - CLOCK_STEP).abs() > 1e-6 {
+                Some(format!(
+                    "the clock moved {} s but the expiry of a new lease moved {} s",
+                    super::wire::fmt_time(CLOCK_STEP),
+                    super::wire::fmt_time(moved)
+                ))
+            } else {
+                stuck.map(|m| {
+                    format!(
+                        "the clock moved {} s between two renews but the lease's expiry moved {} \
+                         s, and not to the grant's",
+                        super::wire::fmt_time(RENEW_AGAIN_AT - RENEW_AT),
+                        super::wire::fmt_time(m)
+                    )
+                })
+            };
+            if let Some(sentence) = sentence {
+                profile.clock_ignored = true;
+                findings.clock_evidence = played;
+                findings.clock_sentence =
+                    format!("{sentence}: time comes from somewhere else than clock.now()");
+            }
+        }
+        // No expiries to compare: see whether a lease runs out in real time while the clock
+        // stands still.
+        _ if first.is_some() => {
+            let lease_seconds = 0.02;
+            let started = exchange(
+                student,
+                &[
+                    (
+                        0.0,
+                        Request::New {
+                            lease_seconds: Some(lease_seconds),
+                            first_token: Some(1),
+                        },
+                    ),
+                    (0.0, acquire("probe", "client-1")),
+                    (0.0, acquire("probe", "client-2")),
+                ],
+            )?;
+            pause(Duration::from_millis(60));
+            let later = exchange(student, &[(0.0, acquire("probe", "client-3"))])?;
+            let control_refused = started[2].got.is_refusal();
+            if lease(&started[1]).is_some() && control_refused && lease(&later[0]).is_some() {
+                profile.clock_ignored = true;
+                findings.clock_evidence = started.into_iter().chain(later).collect();
+                findings.clock_sentence = format!(
+                    "with the clock standing at 0.0, a lease of {} s ran out after 60 ms of real \
+                     time: time comes from somewhere else than clock.now()",
+                    super::wire::fmt_time(lease_seconds)
+                );
+            }
+        }
+        _ => {}
+    }
+    findings.profile = profile;
+    Ok(findings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::testing::{Mistake, Student};
+
+    fn findings(mistake: Mistake) -> Findings {
+        measure(&mut Student::new(mistake), &|_| {}).unwrap()
+    }
+
+    #[test]
+    fn a_correct_program_follows_the_clock_and_honours_its_settings() {
+        let found = findings(Mistake::Correct);
+        assert_eq!(found.profile, Profile::default());
+        assert!(found.clock_evidence.is_empty());
+        assert_eq!(found.clock_sentence, "");
+    }
+
+    #[test]
+    fn a_program_whose_time_stands_still_is_found_out() {
+        let found = findings(Mistake::OwnClock);
+        assert!(found.profile.clock_ignored);
+        assert_eq!(
+            found.clock_sentence,
+            "the clock moved 5000.0 s but the expiry of a new lease moved 0.0 s: time comes from \
+             somewhere else than clock.now()"
+        );
+        let calls: Vec<String> = found
+            .clock_evidence
+            .iter()
+            .map(|p| p.request.call())
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                "new LockService(clock, 10.0, 7)",
+                "acquire(probe-a, client-1)",
+                "clock = 4.0",
+                "renew(probe-a, client-1, 7)",
+                "clock = 6.0",
+                "renew(probe-a, client-1, 7)",
+                "clock = 5000.0",
+                "acquire(probe-b, client-2)"
+            ]
+        );
+    }
+
+    #[test]
+    fn settings_not_honoured_are_noted() {
+        let longer = findings(Mistake::LeaseOneSecondLonger).profile;
+        assert!(!longer.lease_honoured && longer.first_token_honoured && !longer.clock_ignored);
+        // A wrong default is not a wrong setting.
+        assert_eq!(
+            findings(Mistake::DefaultLease30).profile,
+            Profile::default()
+        );
+        assert_eq!(
+            findings(Mistake::DefaultFirstToken0).profile,
+            Profile::default()
+        );
+    }
+}

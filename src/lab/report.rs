@@ -1,0 +1,162 @@
+//! `check`'s report in words: as a test runner prints it (each check's lines as soon as it is
+//! decided), and as JSON.
+
+use serde_json::{json, Value};
+
+use super::check::{Failure, Outcome, Report, Verdict};
+use crate::sim::text::{counted, printable};
+
+/// Every line a student's text may reach is escaped: a program's messages cannot move the
+/// grader's cursor or retitle their terminal.
+fn safe(text: &str) -> String {
+    printable(text).into_owned()
+}
+
+/// The lines of one check, as `check` prints them the moment it is decided.
+pub fn text_of(outcome: &Outcome) -> String {
+    let scope = if outcome.scope.is_empty() {
+        String::new()
+    } else {
+        format!("  ({})", outcome.scope)
+    };
+    match &outcome.verdict {
+        Verdict::Passed => format!("✓ {}{scope}\n", outcome.id()),
+        Verdict::NotJudged { because, .. } => {
+            format!("- {}{scope}  not judged: {}\n", outcome.id(), safe(because))
+        }
+        Verdict::NotRun(why) => format!("- {}  not run: {}\n", outcome.id(), safe(why)),
+        Verdict::Failed(failure) => failed(outcome, failure),
+    }
+}
+
+fn failed(outcome: &Outcome, f: &Failure) -> String {
+    let broad = outcome.id() != f.rule.id();
+    let mut out = if broad {
+        format!(
+            "✗ {}{}  breaks {}\n",
+            outcome.id(),
+            scope_of(outcome),
+            f.rule
+        )
+    } else {
+        format!("✗ {}{}\n", outcome.id(), scope_of(outcome))
+    };
+    out.push_str(&format!("    rule: {}\n", f.rule.words()));
+    let last = f.transcript.len().saturating_sub(1);
+    for (i, line) in f.transcript.iter().enumerate() {
+        let mark = if i == last { "  ✗ " } else { "    " };
+        out.push_str(&format!("{mark}{}\n", safe(line)));
+    }
+    out.push_str(&format!("      but {}\n", safe(&f.expected)));
+    for extra in [&f.hint, &f.note].into_iter().flatten() {
+        out.push_str(&format!("      note: {}\n", safe(extra)));
+    }
+    out.push_str(&format!("    replay: {}\n", f.replay));
+    if let Some(watch) = &f.watch {
+        out.push_str(&format!("    watch it: {watch}\n"));
+    }
+    out
+}
+
+fn scope_of(outcome: &Outcome) -> String {
+    if outcome.scope.is_empty() {
+        String::new()
+    } else {
+        format!("  ({})", outcome.scope)
+    }
+}
+
+/// The report's first line.
+pub fn heading(target: &str, language: &str) -> String {
+    format!("fencing-lab check {} ({})\n", safe(target), safe(language))
+}
+
+/// The report's last lines: why it stopped, if it did, and the counts.
+pub fn summary(report: &Report) -> String {
+    let mut out = String::new();
+    if let Some(error) = &report.error {
+        out.push_str(&format!("stopped: {}\n", safe(error)));
+    }
+    let mut counts = vec![format!(
+        "{} of {} checks passed",
+        report.passed(),
+        report.outcomes.len()
+    )];
+    for (n, what) in [
+        (report.failed(), "failed"),
+        (report.not_judged(), "not judged"),
+        (report.not_run(), "not run"),
+    ] {
+        if n > 0 {
+            counts.push(format!("{n} {what}"));
+        }
+    }
+    out.push_str(&format!(
+        "{}; {} in {:.1} s\n",
+        counts.join(", "),
+        counted(report.calls, "call", "calls"),
+        report.seconds
+    ));
+    out
+}
+
+/// The whole report as a test runner prints it.
+pub fn text(report: &Report) -> String {
+    let mut out = heading(&report.target, &report.language);
+    for outcome in &report.outcomes {
+        out.push_str(&text_of(outcome));
+    }
+    out.push_str(&summary(report));
+    out
+}
+
+/// One check as JSON.
+pub fn check_json(outcome: &Outcome) -> Value {
+    let failure = outcome.failure();
+    let (verdict, because) = match &outcome.verdict {
+        Verdict::Passed => ("passed", None),
+        Verdict::Failed(_) => ("failed", None),
+        Verdict::NotJudged { because, .. } => ("not_judged", Some(because.clone())),
+        Verdict::NotRun(why) => ("not_run", Some(why.clone())),
+    };
+    let charged = match &outcome.verdict {
+        Verdict::Failed(f) => Some(f.rule.id()),
+        Verdict::NotJudged { rule, .. } => Some(rule.id()),
+        _ => None,
+    };
+    json!({
+        "id": outcome.id(),
+        "rule": outcome.words,
+        "scope": outcome.scope,
+        "verdict": verdict,
+        "passed": outcome.passed(),
+        "charged_to": charged,
+        "because": because,
+        "transcript": failure.map(|f| f.transcript.clone()),
+        "expected": failure.map(|f| f.expected.clone()),
+        "hint": failure.and_then(|f| f.hint.clone()),
+        "note": failure.and_then(|f| f.note.clone()),
+        "replay": failure.map(|f| f.replay.clone()),
+        "watch": failure.and_then(|f| f.watch.clone()),
+    })
+}
+
+/// The whole report as JSON. Strings are the program's own, escaped by JSON itself.
+pub fn json(report: &Report) -> Value {
+    json!({
+        "target": report.target,
+        "language": report.language,
+        "passed": report.passed(),
+        "failed": report.failed(),
+        "not_judged": report.not_judged(),
+        "not_run": report.not_run(),
+        "total": report.outcomes.len(),
+        "calls": report.calls,
+        "seconds": report.seconds,
+        "error": report.error,
+        "checks": report.outcomes.iter().map(check_json).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests;

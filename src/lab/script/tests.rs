@@ -1,0 +1,330 @@
+use super::*;
+use crate::lab::testing::{Mistake, Student};
+
+fn acquire(name: &'static str, client: &'static str) -> Step {
+    Step::Acquire { name, client }
+}
+
+fn script(steps: Vec<Step>) -> Script {
+    Script::new(Some(10.0), Some(1), steps)
+}
+
+fn mismatch_of(script: &Script, mistake: Mistake) -> Option<Mismatch> {
+    play(
+        script,
+        Scope::All,
+        &mut Student::new(mistake),
+        Profile::default(),
+    )
+    .unwrap()
+}
+
+fn requests(script: &Script) -> Vec<String> {
+    plan(script).iter().map(|c| c.request.call()).collect()
+}
+
+#[test]
+fn a_mismatch_reads_as_a_transcript_ending_in_the_call_that_differs() {
+    let s = script(vec![
+        Step::Advance(2.0),
+        acquire("file", "client-1"),
+        Step::Advance(10.5),
+        Step::Holder { name: "file" },
+        acquire("file", "client-2"),
+    ]);
+    let m = mismatch_of(&s, Mistake::HolderIgnoresExpiry).expect("a mismatch");
+    // The clock steps are in the time column, not lines of their own.
+    assert_eq!(
+        m.lines(),
+        [
+            "t=0.0    new LockService(clock, 10.0, 1) -> ok",
+            "t=2.0    acquire(file, client-1) -> lease token 1 (expires 12.0)",
+            "t=12.5   holder(file) -> \"client-1\"",
+        ]
+    );
+    assert_eq!(m.rule(), Rule::Holder);
+    assert_eq!(
+        m.divergence.expected,
+        "the seed gives null: client-1's lease token 1 ran out at 12.0"
+    );
+    assert_eq!(m.steps_played, 4);
+    assert_eq!(
+        m.transcript.len(),
+        5,
+        "the clock calls are in the transcript"
+    );
+    assert!(mismatch_of(&s, Mistake::Correct).is_none());
+}
+
+#[test]
+fn a_differing_clock_call_is_shown_though_clock_lines_are_not() {
+    struct RefusesTheClock(Student);
+    impl Subject for RefusesTheClock {
+        fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+            self.0.send(request)
+        }
+        fn receive(&mut self) -> Result<Reply, ProtocolError> {
+            let reply = self.0.receive()?;
+            Ok(if reply == Reply::Done && self.0.calls > 1 {
+                Reply::Refused("no".into())
+            } else {
+                reply
+            })
+        }
+        fn in_flight(&self) -> usize {
+            self.0.in_flight()
+        }
+        fn language(&self) -> &str {
+            "sh"
+        }
+        fn answered(&self) -> u64 {
+            self.0.answered()
+        }
+    }
+    let s = script(vec![acquire("file", "client-1"), Step::Advance(1.5)]);
+    let mut student = RefusesTheClock(Student::new(Mistake::Correct));
+    let m = play(&s, Scope::All, &mut student, Profile::default())
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        m.lines().last().unwrap(),
+        "t=1.5    clock = 1.5 -> refused (\"no\")"
+    );
+    assert_eq!(m.rule(), Rule::ClockOnly);
+    // Every reply was read, the ones after the difference too.
+    assert_eq!(student.in_flight(), 0);
+}
+
+/// Every request of a script is written before the first reply is read.
+#[test]
+fn a_scripts_requests_are_all_written_before_its_replies_are_read() {
+    struct Counting(Student, Vec<usize>);
+    impl Subject for Counting {
+        fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+            self.0.send(request)
+        }
+        fn receive(&mut self) -> Result<Reply, ProtocolError> {
+            self.1.push(self.0.in_flight());
+            self.0.receive()
+        }
+        fn in_flight(&self) -> usize {
+            self.0.in_flight()
+        }
+        fn language(&self) -> &str {
+            "sh"
+        }
+        fn answered(&self) -> u64 {
+            self.0.answered()
+        }
+    }
+    let s = script(vec![
+        acquire("file", "client-1"),
+        Step::Holder { name: "file" },
+    ]);
+    let mut student = Counting(Student::new(Mistake::Correct), Vec::new());
+    assert_eq!(
+        play(&s, Scope::All, &mut student, Profile::default()).unwrap(),
+        None
+    );
+    assert_eq!(student.1, [3, 2, 1]);
+}
+
+/// What each token choice resolves to, after client-1 got 1 (expired), client-2 got 2 and
+/// client-1 got 3 on another lock.
+#[test]
+fn tokens_resolve_against_what_the_seed_granted() {
+    let grants = Grants {
+        leases: vec![
+            ("file".into(), "client-1".into(), 1, 10.0),
+            ("file".into(), "client-2".into(), 2, 21.0),
+            ("log".into(), "client-1".into(), 3, 22.0),
+            ("file".into(), "client-1".into(), 4, 25.0),
+        ],
+    };
+    let renew = |client, token| {
+        resolve(
+            &Step::Renew {
+                name: "file",
+                client,
+                token,
+            },
+            11.0,
+            &grants,
+        )
+    };
+    let token_of = |r: Option<Request>| match r {
+        Some(Request::Renew { token, .. }) => Some(token),
+        _ => None,
+    };
+    assert_eq!(token_of(renew("client-1", TokenOf::Own)), Some(4));
+    assert_eq!(token_of(renew("client-1", TokenOf::OwnEarlier)), Some(1));
+    assert_eq!(token_of(renew("client-2", TokenOf::Own)), Some(2));
+    assert_eq!(token_of(renew("client-2", TokenOf::OwnEarlier)), None);
+    assert_eq!(token_of(renew("client-3", TokenOf::Own)), None);
+    assert_eq!(token_of(renew("client-2", TokenOf::Holders)), Some(4));
+    // The holder sending the holder's token is not someone else's lock: skipped.
+    assert_eq!(token_of(renew("client-1", TokenOf::Holders)), None);
+    assert_eq!(token_of(renew("client-1", TokenOf::Latest)), Some(4));
+    assert_eq!(token_of(renew("client-1", TokenOf::Previous)), Some(3));
+    assert_eq!(token_of(renew("client-1", TokenOf::Exactly(9))), Some(9));
+    // A write's own token is the latest grant on the lock named like its key.
+    let write = |key, token| match resolve(
+        &Step::Write {
+            key,
+            value: "v",
+            token,
+        },
+        0.0,
+        &grants,
+    ) {
+        Some(Request::Write { token, .. }) => Some(token),
+        _ => None,
+    };
+    assert_eq!(write("file", TokenOf::Own), Some(4));
+    assert_eq!(write("log", TokenOf::Own), Some(3));
+    assert_eq!(write("other", TokenOf::Own), None);
+    // The clock: forward by a step, or to the latest expiry plus an offset, never back.
+    let clock = |step: Step, now: f64| match resolve(&step, now, &grants) {
+        Some(Request::Clock { now }) => Some(now),
+        _ => None,
+    };
+    assert_eq!(clock(Step::Advance(0.25), 11.0), Some(11.25));
+    assert_eq!(clock(Step::ToExpiry { offset: -0.001 }, 11.0), Some(24.999));
+    assert_eq!(clock(Step::ToExpiry { offset: 0.5 }, 11.0), Some(25.5));
+    assert_eq!(clock(Step::ToExpiry { offset: 0.0 }, 25.0), None);
+    assert_eq!(clock(Step::ToExpiry { offset: 0.0 }, 24.0), Some(25.0));
+    let none = Grants::default();
+    assert_eq!(resolve(&Step::ToExpiry { offset: 0.0 }, 0.0, &none), None);
+    assert_eq!(
+        resolve(&Step::Highest { key: "log" }, 0.0, &none),
+        Some(Request::HighestToken { key: "log".into() })
+    );
+}
+
+/// A renew updates its lease in place: the token before the latest is still the previous
+/// grant's, not the renewed lease's own again.
+#[test]
+fn a_renewed_lease_is_one_grant_not_two() {
+    let s = script(vec![
+        acquire("file", "client-1"),
+        Step::Advance(10.0),
+        acquire("file", "client-2"),
+        Step::Renew {
+            name: "file",
+            client: "client-2",
+            token: TokenOf::Own,
+        },
+        Step::Write {
+            key: "file",
+            value: "a",
+            token: TokenOf::Previous,
+        },
+        Step::ToExpiry { offset: 0.0 },
+    ]);
+    assert_eq!(
+        requests(&s),
+        [
+            "new LockService(clock, 10.0, 1)",
+            "acquire(file, client-1)",
+            "clock = 10.0",
+            "acquire(file, client-2)",
+            "renew(file, client-2, 2)",
+            "write(file, \"a\", 1)",
+            "clock = 20.0",
+        ]
+    );
+    assert_eq!(mismatch_of(&s, Mistake::Correct), None);
+}
+
+/// A repeated script plays its steps twice with a `new` between; the second pass must answer
+/// as the first did.
+#[test]
+fn a_repeated_script_is_played_twice_and_its_second_pass_compared_with_the_first() {
+    let s = Script {
+        repeat: true,
+        ..script(vec![
+            acquire("file", "client-1"),
+            Step::Holder { name: "file" },
+        ])
+    };
+    assert_eq!(
+        requests(&s),
+        [
+            "new LockService(clock, 10.0, 1)",
+            "acquire(file, client-1)",
+            "holder(file)",
+            "new LockService(clock, 10.0, 1)",
+            "acquire(file, client-1)",
+            "holder(file)",
+        ]
+    );
+    let calls = plan(&s);
+    let repeats: Vec<Option<usize>> = calls.iter().map(|c| c.repeats).collect();
+    assert_eq!(repeats, [None, None, None, Some(0), Some(1), Some(2)]);
+    assert_eq!(mismatch_of(&s, Mistake::Correct), None);
+    // A counter kept across `new` answers the second acquire otherwise than the first.
+    let m = mismatch_of(&s, Mistake::KeepsCounterAcrossNew).unwrap();
+    assert_eq!(m.rule(), Rule::NewStartsOver);
+    assert_eq!(
+        m.divergence.expected,
+        "the seed gives token 1: the first grant gets first_token, 1; before `new`, the same \
+         call answered lease token 1 (expires 10.0)"
+    );
+    // The same wrong answer twice is the wrong answer's rule, not new-starts-over's.
+    let m = mismatch_of(&s, Mistake::HolderReturnsNumber).unwrap();
+    assert_eq!(m.rule(), Rule::Holder);
+}
+
+/// A named check reads past a differing value of another rule, which cannot change what it
+/// judges, and stops at any differing grant or verdict.
+#[test]
+fn a_scope_of_one_rule_reads_past_other_rules_values() {
+    let s = script(vec![
+        acquire("file", "client-1"),
+        Step::Advance(15.0),
+        Step::Holder { name: "file" },
+        Step::Write {
+            key: "file",
+            value: "a",
+            token: TokenOf::Exactly(1),
+        },
+        Step::Write {
+            key: "file",
+            value: "b",
+            token: TokenOf::Exactly(1),
+        },
+    ]);
+    let scoped = |rule| {
+        play(
+            &s,
+            Scope::Only(rule),
+            &mut Student::new(Mistake::HolderIgnoresExpiry),
+            Profile::default(),
+        )
+        .unwrap()
+    };
+    assert_eq!(scoped(Rule::WriteEqualToken), None);
+    assert_eq!(scoped(Rule::Holder).unwrap().rule(), Rule::Holder);
+    let strict = play(
+        &s,
+        Scope::Only(Rule::Holder),
+        &mut Student::new(Mistake::WriteStrict),
+        Profile::default(),
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(
+        strict.rule(),
+        Rule::WriteEqualToken,
+        "a verdict stops any scope"
+    );
+}
+
+#[test]
+fn times_stay_on_the_millisecond_grid() {
+    assert_eq!(round_ms(0.1 + 0.2), 0.3);
+    assert_eq!(round_ms(12.0004), 12.0);
+    assert_eq!(round_ms(12.0006), 12.001);
+    assert_eq!(round_ms(-0.0015), -0.002);
+    assert_eq!(round_ms(2.5), 2.5);
+}

@@ -1,0 +1,536 @@
+//! The lab's test double: a student's implementation in-process, correct unless told to make one
+//! of the mistakes students make, so that the checker's own tests run in microseconds instead of
+//! driving programs. Each mistake is named after what it gets wrong, and [`Mistake::breaks`]
+//! names the one rule it breaks. Also the helpers the lab's tests share.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::program::ProtocolError;
+use super::script::Subject;
+use super::seed::Rule;
+use super::wire::{LeaseReply, Reply, Request};
+
+/// One mistake a student makes (or none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mistake {
+    Correct,
+    /// A lease of 30 s when `new` names none.
+    DefaultLease30,
+    /// The first token is 0 when `new` names none.
+    DefaultFirstToken0,
+    /// The token counter lives outside the service, so `new` does not reset it.
+    KeepsCounterAcrossNew,
+    /// The grants live outside the service (a class attribute).
+    KeepsGrantsAcrossNew,
+    /// acquire treats every grant not released as live; holder and renew are right.
+    AcquireIgnoresExpiry,
+    /// A grant's lease ends a second late.
+    LeaseOneSecondLonger,
+    /// Live while now <= expiry, everywhere.
+    ExpiryInclusive,
+    /// One token counter per lock name.
+    CounterPerLock,
+    /// A refused acquire still takes a token.
+    RefusedAcquireBumps,
+    /// The holder's acquire grants again, with a new token.
+    ReacquireOwn,
+    /// renew hands out a new token.
+    RenewNewToken,
+    /// renew returns the lease's token but uses one up.
+    RenewBumpsCounter,
+    /// renew extends from the old expiry, not from now.
+    RenewFromOldExpiry,
+    /// renew leaves the expiry where it was.
+    RenewKeepsExpiry,
+    /// An expired lease can still be renewed.
+    RenewExpired,
+    /// renew accepts any token of the client holding the live lease.
+    RenewAnyToken,
+    /// renew accepts the live lease's token from any client.
+    RenewAnyClient,
+    /// release answers ok but frees nothing.
+    ReleaseDoesNotFree,
+    /// An expired lease can still be released.
+    ReleaseExpired,
+    /// release frees the lock's live lease whoever asks, with whatever token.
+    ReleaseByName,
+    /// release frees the client's live lease whatever token it sends.
+    ReleaseAnyToken,
+    /// holder names the last grantee even after its lease expired.
+    HolderIgnoresExpiry,
+    /// holder names the client even after it released.
+    HolderAfterRelease,
+    /// holder returns a number.
+    HolderReturnsNumber,
+    /// The first write to a key is refused.
+    WriteRefusesNewKey,
+    /// An accepted write keeps the old value.
+    WriteKeepsOldValue,
+    /// A write needs token > highest.
+    WriteStrict,
+    /// Every write is accepted.
+    WriteUnchecked,
+    /// A stale write returns none (meant as a refusal), and is stored anyway.
+    WriteReturnsNoneToRefuse,
+    /// A rejected write still stores its value.
+    RejectedWriteKeepsValue,
+    /// A rejected write lowers the key's highest token to its own.
+    RejectedWriteLowersHighest,
+    /// A write is compared with the highest token of any key.
+    GlobalHighest,
+    /// highest_token is 0 for a key never written.
+    HighestZeroForNew,
+    /// read is "" for a key never written.
+    ReadEmptyForNew,
+    /// Time read from somewhere else than the clock (it never moves).
+    OwnClock,
+    /// The starter's `write` not written yet.
+    WriteNotImplemented,
+}
+
+impl Mistake {
+    /// Every mistake, the correct student first.
+    pub const ALL: [Mistake; 37] = [
+        Mistake::Correct,
+        Mistake::DefaultLease30,
+        Mistake::DefaultFirstToken0,
+        Mistake::KeepsCounterAcrossNew,
+        Mistake::KeepsGrantsAcrossNew,
+        Mistake::AcquireIgnoresExpiry,
+        Mistake::LeaseOneSecondLonger,
+        Mistake::ExpiryInclusive,
+        Mistake::CounterPerLock,
+        Mistake::RefusedAcquireBumps,
+        Mistake::ReacquireOwn,
+        Mistake::RenewNewToken,
+        Mistake::RenewBumpsCounter,
+        Mistake::RenewFromOldExpiry,
+        Mistake::RenewKeepsExpiry,
+        Mistake::RenewExpired,
+        Mistake::RenewAnyToken,
+        Mistake::RenewAnyClient,
+        Mistake::ReleaseDoesNotFree,
+        Mistake::ReleaseExpired,
+        Mistake::ReleaseByName,
+        Mistake::ReleaseAnyToken,
+        Mistake::HolderIgnoresExpiry,
+        Mistake::HolderAfterRelease,
+        Mistake::HolderReturnsNumber,
+        Mistake::WriteRefusesNewKey,
+        Mistake::WriteKeepsOldValue,
+        Mistake::WriteStrict,
+        Mistake::WriteUnchecked,
+        Mistake::WriteReturnsNoneToRefuse,
+        Mistake::RejectedWriteKeepsValue,
+        Mistake::RejectedWriteLowersHighest,
+        Mistake::GlobalHighest,
+        Mistake::HighestZeroForNew,
+        Mistake::ReadEmptyForNew,
+        Mistake::OwnClock,
+        Mistake::WriteNotImplemented,
+    ];
+
+    /// Every mistake but none.
+    pub fn wrong() -> impl Iterator<Item = Mistake> {
+        Mistake::ALL[1..].iter().copied()
+    }
+
+    /// The one rule the mistake breaks (`None`: correct, or a method not written yet).
+    pub fn breaks(self) -> Option<Rule> {
+        Some(match self {
+            Mistake::Correct | Mistake::WriteNotImplemented => return None,
+            Mistake::DefaultLease30 | Mistake::DefaultFirstToken0 => Rule::Defaults,
+            Mistake::KeepsCounterAcrossNew | Mistake::KeepsGrantsAcrossNew => Rule::NewStartsOver,
+            Mistake::AcquireIgnoresExpiry | Mistake::LeaseOneSecondLonger => Rule::LeaseLive,
+            Mistake::ExpiryInclusive => Rule::ExpiryBoundary,
+            Mistake::CounterPerLock => Rule::OneCounter,
+            Mistake::RefusedAcquireBumps => Rule::RefusedAcquireNoToken,
+            Mistake::ReacquireOwn => Rule::HolderAcquireNone,
+            Mistake::RenewNewToken | Mistake::RenewBumpsCounter => Rule::RenewKeepsToken,
+            Mistake::RenewFromOldExpiry | Mistake::RenewKeepsExpiry => Rule::RenewExtendsFromNow,
+            Mistake::RenewExpired => Rule::ExpiredNoRenew,
+            Mistake::RenewAnyToken | Mistake::RenewAnyClient => Rule::LateRenew,
+            Mistake::ReleaseDoesNotFree | Mistake::HolderAfterRelease => Rule::ReleaseFrees,
+            Mistake::ReleaseExpired => Rule::ExpiredNoRelease,
+            Mistake::ReleaseByName | Mistake::ReleaseAnyToken => Rule::LateRelease,
+            Mistake::HolderIgnoresExpiry | Mistake::HolderReturnsNumber => Rule::Holder,
+            Mistake::WriteRefusesNewKey | Mistake::WriteKeepsOldValue => Rule::WriteAccepts,
+            Mistake::WriteStrict => Rule::WriteEqualToken,
+            Mistake::WriteUnchecked | Mistake::WriteReturnsNoneToRefuse => Rule::WriteStaleRejected,
+            Mistake::RejectedWriteKeepsValue | Mistake::RejectedWriteLowersHighest => {
+                Rule::RejectedChangesNothing
+            }
+            Mistake::GlobalHighest => Rule::PerKey,
+            Mistake::HighestZeroForNew | Mistake::ReadEmptyForNew => Rule::NeverWritten,
+            Mistake::OwnClock => Rule::ClockOnly,
+        })
+    }
+}
+
+#[derive(Clone)]
+struct Grant {
+    client: String,
+    token: u64,
+    expires: f64,
+    released: bool,
+}
+
+/// State a leaky student keeps outside its service, surviving `new`.
+#[derive(Clone, Default)]
+struct Leaked {
+    next: Option<u64>,
+    grants: BTreeMap<String, Grant>,
+}
+
+/// The in-process student.
+pub struct Student {
+    mistake: Mistake,
+    now: f64,
+    lease: f64,
+    first: u64,
+    next: u64,
+    next_by_lock: BTreeMap<String, u64>,
+    grants: BTreeMap<String, Grant>,
+    entries: BTreeMap<String, (String, u64)>,
+    leaked: Leaked,
+    /// A service was made (a `new`), so state kept outside it is set.
+    made: bool,
+    pending: VecDeque<Reply>,
+    /// Requests answered.
+    pub calls: u64,
+}
+
+impl Student {
+    pub fn new(mistake: Mistake) -> Student {
+        Student {
+            mistake,
+            now: 0.0,
+            lease: 10.0,
+            first: 1,
+            next: 1,
+            next_by_lock: BTreeMap::new(),
+            grants: BTreeMap::new(),
+            entries: BTreeMap::new(),
+            leaked: Leaked::default(),
+            made: false,
+            pending: VecDeque::new(),
+            calls: 0,
+        }
+    }
+
+    fn is(&self, mistake: Mistake) -> bool {
+        self.mistake == mistake
+    }
+
+    fn live(&self, grant: &Grant) -> bool {
+        !grant.released
+            && if self.is(Mistake::ExpiryInclusive) {
+                self.now <= grant.expires
+            } else {
+                self.now < grant.expires
+            }
+    }
+
+    fn take_token(&mut self, name: &str) -> u64 {
+        if self.is(Mistake::CounterPerLock) {
+            let next = self
+                .next_by_lock
+                .entry(name.to_owned())
+                .or_insert(self.first);
+            *next += 1;
+            *next - 1
+        } else {
+            self.next += 1;
+            self.next - 1
+        }
+    }
+
+    fn lease_reply(token: u64, expires: f64) -> Reply {
+        Reply::Lease(Some(LeaseReply {
+            token,
+            expires_at: Some(expires),
+        }))
+    }
+
+    fn refused(why: &str) -> Reply {
+        Reply::Refused(why.to_owned())
+    }
+
+    /// Whether a renew or release may act on `name`'s grant, as the seed (or the mistake) says.
+    fn may_act(&self, name: &str, client: &str, token: u64, renewing: bool) -> bool {
+        let Some(g) = self.grants.get(name) else {
+            return false;
+        };
+        let m = self.mistake;
+        let expired_ok =
+            (renewing && m == Mistake::RenewExpired) || (!renewing && m == Mistake::ReleaseExpired);
+        let any_token = (renewing && m == Mistake::RenewAnyToken)
+            || (!renewing && m == Mistake::ReleaseAnyToken);
+        let any_client = renewing && m == Mistake::RenewAnyClient;
+        let by_name = !renewing && m == Mistake::ReleaseByName;
+        let live = self.live(g) || (expired_ok && !g.released);
+        live && (by_name || (any_client || g.client == client) && (any_token || g.token == token))
+    }
+
+    fn new_service(&mut self, lease_seconds: Option<f64>, first_token: Option<u64>) -> Reply {
+        let m = self.mistake;
+        let default_lease = if m == Mistake::DefaultLease30 {
+            30.0
+        } else {
+            10.0
+        };
+        let default_first = if m == Mistake::DefaultFirstToken0 {
+            0
+        } else {
+            1
+        };
+        // A leaky student keeps its outside state; everything else starts over.
+        // The first service made sets the outside counter; later ones find it there.
+        let mut leaked = self.leaked.clone();
+        if m == Mistake::KeepsCounterAcrossNew && self.made {
+            leaked.next = Some(self.next);
+        }
+        if m == Mistake::KeepsGrantsAcrossNew {
+            leaked.grants = self.grants.clone();
+        }
+        *self = Student {
+            calls: self.calls,
+            pending: std::mem::take(&mut self.pending),
+            ..Student::new(m)
+        };
+        self.lease = lease_seconds.unwrap_or(default_lease);
+        self.first = first_token.unwrap_or(default_first);
+        self.next = leaked.next.unwrap_or(self.first);
+        self.grants = leaked.grants.clone();
+        self.leaked = leaked;
+        self.made = true;
+        Reply::Done
+    }
+
+    fn acquire(&mut self, name: &str, client: &str) -> Reply {
+        let m = self.mistake;
+        if m == Mistake::RefusedAcquireBumps {
+            self.take_token(name);
+        }
+        if let Some(g) = self.grants.get(name) {
+            let held = if m == Mistake::AcquireIgnoresExpiry {
+                !g.released
+            } else {
+                self.live(g)
+            };
+            if held && !(m == Mistake::ReacquireOwn && g.client == client) {
+                return Reply::Lease(None);
+            }
+        }
+        let token = if m == Mistake::RefusedAcquireBumps {
+            self.next - 1
+        } else {
+            self.take_token(name)
+        };
+        let late = if m == Mistake::LeaseOneSecondLonger {
+            1.0
+        } else {
+            0.0
+        };
+        let expires = self.now + self.lease + late;
+        let grant = Grant {
+            client: client.to_owned(),
+            token,
+            expires,
+            released: false,
+        };
+        self.grants.insert(name.to_owned(), grant);
+        Student::lease_reply(token, expires)
+    }
+
+    fn renew(&mut self, name: &str, client: &str, token: u64) -> Reply {
+        if !self.may_act(name, client, token, true) {
+            return Student::refused("not yours");
+        }
+        let m = self.mistake;
+        let new_token = if m == Mistake::RenewNewToken {
+            Some(self.take_token(name))
+        } else {
+            if m == Mistake::RenewBumpsCounter {
+                self.take_token(name);
+            }
+            None
+        };
+        let (now, lease) = (self.now, self.lease);
+        let grant = self.grants.get_mut(name).expect("may act on it");
+        grant.expires = match m {
+            Mistake::RenewFromOldExpiry => grant.expires + lease,
+            Mistake::RenewKeepsExpiry => grant.expires,
+            _ => now + lease,
+        };
+        grant.token = new_token.unwrap_or(grant.token);
+        Student::lease_reply(grant.token, grant.expires)
+    }
+
+    fn release(&mut self, name: &str, client: &str, token: u64) -> Reply {
+        if !self.may_act(name, client, token, false) {
+            return Student::refused("not yours");
+        }
+        if self.mistake != Mistake::ReleaseDoesNotFree {
+            if let Some(g) = self.grants.get_mut(name) {
+                g.released = true;
+            }
+        }
+        Reply::Succeeded { none: None }
+    }
+
+    fn holder(&self, name: &str) -> Reply {
+        let m = self.mistake;
+        if m == Mistake::HolderReturnsNumber {
+            return Reply::Strange("42, not a string or none".into());
+        }
+        let named = self.grants.get(name).filter(|g| match m {
+            Mistake::HolderIgnoresExpiry => !g.released,
+            Mistake::HolderAfterRelease => self.now < g.expires,
+            _ => self.live(g),
+        });
+        Reply::Holder(named.map(|g| g.client.clone()))
+    }
+
+    fn write(&mut self, key: &str, value: &str, token: u64) -> Reply {
+        let m = self.mistake;
+        if m == Mistake::WriteNotImplemented {
+            return Reply::NotImplemented("FencedStorage.write".into());
+        }
+        let highest = if m == Mistake::GlobalHighest {
+            self.entries.values().map(|e| e.1).max()
+        } else {
+            self.entries.get(key).map(|e| e.1)
+        };
+        let accepted = match highest {
+            None => m != Mistake::WriteRefusesNewKey,
+            Some(_) if m == Mistake::WriteUnchecked => true,
+            Some(h) if m == Mistake::WriteStrict => token > h,
+            Some(h) => token >= h,
+        };
+        if accepted {
+            let keep_old = m == Mistake::WriteKeepsOldValue && self.entries.contains_key(key);
+            let entry = self.entries.entry(key.to_owned()).or_default();
+            if !keep_old {
+                entry.0 = value.to_owned();
+            }
+            entry.1 = token;
+            return Reply::Succeeded { none: None };
+        }
+        if let Some(entry) = self.entries.get_mut(key) {
+            match m {
+                Mistake::RejectedWriteKeepsValue => entry.0 = value.to_owned(),
+                Mistake::RejectedWriteLowersHighest => entry.1 = token,
+                Mistake::WriteReturnsNoneToRefuse => {
+                    *entry = (value.to_owned(), token);
+                    return Reply::Succeeded {
+                        none: Some("None".into()),
+                    };
+                }
+                _ => {}
+            }
+        }
+        Student::refused(&format!("token {token} is stale"))
+    }
+
+    fn answer(&mut self, request: &Request) -> Reply {
+        let m = self.mistake;
+        match request {
+            Request::Hello => Reply::Hello {
+                language: "a test double".into(),
+            },
+            Request::New {
+                lease_seconds,
+                first_token,
+            } => self.new_service(*lease_seconds, *first_token),
+            Request::Clock { now } => {
+                if m != Mistake::OwnClock {
+                    self.now = *now;
+                }
+                Reply::Done
+            }
+            Request::Acquire { name, client_id } => self.acquire(name, client_id),
+            Request::Renew {
+                name,
+                client_id,
+                token,
+            } => self.renew(name, client_id, *token),
+            Request::Release {
+                name,
+                client_id,
+                token,
+            } => self.release(name, client_id, *token),
+            Request::Holder { name } => self.holder(name),
+            Request::Write { key, value, token } => self.write(key, value, *token),
+            Request::Read { key } => Reply::Value(match self.entries.get(key) {
+                Some(e) => Some(e.0.clone()),
+                None if m == Mistake::ReadEmptyForNew => Some(String::new()),
+                None => None,
+            }),
+            Request::HighestToken { key } => Reply::Token(match self.entries.get(key) {
+                Some(e) => Some(e.1),
+                None if m == Mistake::HighestZeroForNew => Some(0),
+                None => None,
+            }),
+        }
+    }
+}
+
+impl Subject for Student {
+    fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+        let reply = self.answer(request);
+        self.pending.push_back(reply);
+        Ok(())
+    }
+
+    fn receive(&mut self) -> Result<Reply, ProtocolError> {
+        self.calls += 1;
+        self.pending
+            .pop_front()
+            .ok_or_else(|| ProtocolError::new("no request is waiting for a reply"))
+    }
+
+    fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    fn language(&self) -> &str {
+        "python 3 (a test double)"
+    }
+
+    fn answered(&self) -> u64 {
+        self.calls
+    }
+}
+
+/// How long a test waits for a program's answer: long enough for any answer on a busy
+/// machine; only a broken test waits for it.
+pub const PATIENT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A shell line that reads the `hello` request and answers it, as a program in `sh`.
+pub const SH_HELLO: &str =
+    r#"read l; echo '{"id":0,"hello":"fencing-lab-adapter","language":"sh"}'"#;
+
+/// A file or folder under `tests/lab`: the lab's solutions and broken programs.
+pub fn lab_path(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/lab")
+        .join(path)
+}
+
+/// Whether `python3` runs here, for the tests that drive the lab's Python solution: a loud skip
+/// when it does not, and an error in CI, where `.ci/run` checks for it.
+pub fn python3() -> bool {
+    let present = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !present {
+        assert!(
+            std::env::var_os("FENCING_LAB_CI").is_none(),
+            "python3 is missing, and .ci/run should have found it"
+        );
+        eprintln!("SKIPPED: python3 is not installed; run .ci/run, which checks for it");
+    }
+    present
+}
