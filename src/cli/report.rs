@@ -30,22 +30,36 @@ pub fn counts(s: &Stats) -> String {
 /// same count by definition: an accepted write with a token older than the key's highest.
 /// `fencing` and `check` are what is in force at `t`, as the write events name it (`none` while
 /// fencing is off), not what the run started with.
+///
+/// On a student's implementation the line also names it, and its `check` is the seed's `per_key`
+/// while the student's storage judged every write as that check does (no `differs` event), or
+/// `external` once it did not.
 pub fn summary_json(world: &World, t: Ms) -> serde_json::Value {
     let setup = world.setup();
     let stats = world.stats();
-    json!({
+    let judge = match world.judge() {
+        crate::Judge::External if stats.differences == 0 => {
+            crate::Judge::Check(crate::FenceCheck::PerKey)
+        }
+        judge => judge,
+    };
+    let mut summary = json!({
         "t": seconds(t),
         "event": "summary",
         "scenario": setup.scenario.name,
         "seed": setup.scenario.chaos.as_ref().map(|_| setup.seed),
         "fencing": world.fencing(),
-        "check": judge_name(world.judge()),
+        "check": judge_name(judge),
         "grants": stats.grants,
         "writes_accepted": stats.writes_accepted,
         "writes_rejected": stats.writes_rejected,
         "stale_writes_accepted": stats.corruptions,
         "corruptions": stats.corruptions,
-    })
+    });
+    if let Some(implementation) = &setup.implemented_by {
+        summary["implementation"] = json!(implementation);
+    }
+    summary
 }
 
 /// The transcript of a played session.

@@ -1157,6 +1157,16 @@ impl Svg {
                     &[format!("token {token} expires"), format!("t{token} ends")],
                 );
             }
+            EventKind::Differs { client, rule, .. } => {
+                let label = [format!("≠ {rule}"), "≠".into()];
+                match client {
+                    Some(c) => {
+                        let y = p.clients[c.index()];
+                        self.under_client(p, x, y, 1, &label, Anchor::Middle);
+                    }
+                    None => self.below_lock(p, x, 1, &label),
+                }
+            }
             EventKind::ClockJump { by, .. } => {
                 self.diamond(x, p.lock, d * 1.4, INK);
                 self.below_lock(

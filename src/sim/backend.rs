@@ -49,6 +49,20 @@ pub trait StorageApi {
     fn entries(&self) -> Vec<(String, StoredValue)>;
 }
 
+/// Where an implementation answered a call otherwise than the seed's rules do (a student's,
+/// judged by the lab), in words: the call, what came back, what the seed gives and why, and the
+/// id of the rule it breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    pub call: String,
+    pub got: String,
+    pub seed: String,
+    pub rule: &'static str,
+}
+
+/// The differences an implementation showed, in order, for the world to tell as they come.
+pub type Differences = Arc<std::sync::Mutex<Vec<Difference>>>;
+
 /// A lock service and a storage, fresh, for one run.
 pub struct Backend {
     pub locks: Box<dyn LockApi>,
@@ -56,6 +70,8 @@ pub struct Backend {
     /// Set when the implementation stopped answering properly (a student's program crashed or
     /// broke the protocol): the run's events after it cannot be trusted.
     pub fault: Arc<std::sync::Mutex<Option<String>>>,
+    /// Where its answers differed from the seed's (never, for this library).
+    pub differences: Differences,
 }
 
 /// Makes a fresh backend for a scenario, whose storage starts with the given check. Time travel
@@ -72,6 +88,7 @@ pub fn built_in() -> BackendFactory {
             locks: Box::new(BuiltInLocks { clock, service }),
             storage: Box::new(CheckedStorage::new(check)),
             fault: Arc::default(),
+            differences: Differences::default(),
         }
     })
 }

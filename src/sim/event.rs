@@ -5,6 +5,7 @@ use std::fmt;
 use serde_json::{json, Map, Value};
 
 use super::systems::System;
+use super::text::printable;
 use super::time::{fmt_seconds, fmt_service_seconds, fmt_signed, seconds, Ms};
 use crate::{Judge, LeaseError, Outcome, Verdict};
 
@@ -308,6 +309,16 @@ pub enum EventKind {
         by: i64,
         service_now: f64,
     },
+    /// The implementation answered a call otherwise than the seed's rules do (a student's,
+    /// judged by the lab): the call, what it returned, what the seed gives and why, and the id
+    /// of the rule it breaks.
+    Differs {
+        client: Option<ClientId>,
+        call: String,
+        got: String,
+        seed: String,
+        rule: &'static str,
+    },
 }
 
 impl EventKind {
@@ -331,6 +342,7 @@ impl EventKind {
             EventKind::Fencing { .. } => "fencing",
             EventKind::Check { .. } => "check",
             EventKind::ClockJump { .. } => "clock_jump",
+            EventKind::Differs { .. } => "differs",
         }
     }
 
@@ -351,6 +363,7 @@ impl EventKind {
             | EventKind::Send { client, .. }
             | EventKind::Write { client, .. }
             | EventKind::Corruption { client, .. } => Some(client),
+            EventKind::Differs { client, .. } => client,
             EventKind::Fencing { .. } | EventKind::Check { .. } | EventKind::ClockJump { .. } => {
                 None
             }
@@ -504,6 +517,18 @@ impl Event {
                 put("by", json!(*by as f64 / 1000.0));
                 put("service_now", json!(service_now));
             }
+            EventKind::Differs {
+                call,
+                got,
+                seed,
+                rule,
+                ..
+            } => {
+                put("call", json!(call));
+                put("got", json!(got));
+                put("seed", json!(seed));
+                put("rule", json!(rule));
+            }
         }
         Value::Object(obj)
     }
@@ -654,6 +679,18 @@ impl Event {
                 "the lock service's clock jumps ahead {} s and now reads {} s",
                 fmt_signed(*by),
                 fmt_service_seconds(*service_now)
+            ),
+            EventKind::Differs {
+                call,
+                got,
+                seed,
+                rule,
+                ..
+            } => format!(
+                "your code: {} -> {}, but {} ({rule})",
+                printable(call),
+                printable(got),
+                printable(seed)
             ),
         }
     }

@@ -59,6 +59,8 @@ pub enum MarkKind {
     Accepted,
     Rejected,
     Corrupted,
+    /// The implementation's answer differed from the seed's (a student's, in the lab).
+    Differs,
 }
 
 impl MarkKind {

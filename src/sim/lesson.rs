@@ -607,6 +607,22 @@ impl Lesson {
                 ),
                 Tone::Plain,
             ),
+            EventKind::Differs {
+                call,
+                got,
+                seed,
+                rule,
+                ..
+            } => (
+                0,
+                format!(
+                    "Your code differs from the seed here: {} -> {}, but {} ({rule}).",
+                    super::text::printable(call),
+                    super::text::printable(got),
+                    super::text::printable(seed)
+                ),
+                Tone::Rejected,
+            ),
             EventKind::ClockJump { by, service_now } => (
                 4,
                 format!(

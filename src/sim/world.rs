@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::backend::{Backend, BackendFactory, NextToken};
+use super::backend::{Backend, BackendFactory, Difference, NextToken};
 use super::chaos::{ChaosDriver, Step};
 use super::client::{Activity, Belief, Client, Retry};
 use super::event::{ClientId, EventKind, LockId};
@@ -31,6 +31,8 @@ pub struct Stats {
     /// Refused writes sent while the writer's lease was live: a check stricter than the seed's
     /// refusing an honest write.
     pub honest_writes_refused: u64,
+    /// Calls a student's implementation answered otherwise than the seed (0 for this library).
+    pub differences: u64,
 }
 
 impl Stats {
@@ -56,6 +58,7 @@ impl Stats {
         self.writes_rejected += other.writes_rejected;
         self.corruptions += other.corruptions;
         self.honest_writes_refused += other.honest_writes_refused;
+        self.differences += other.differences;
     }
 }
 
@@ -753,7 +756,9 @@ impl World {
     fn try_acquire(&mut self, i: usize, lock: LockId) -> bool {
         let id = self.clients[i].id;
         let name = self.lock_name(lock);
-        match self.backend.locks.acquire(&name, id.name()) {
+        let granted = self.backend.locks.acquire(&name, id.name());
+        self.tell_differences(id);
+        match granted {
             Some(lease) => {
                 // A grant on the tick a lease runs out: its expiry is told first.
                 let previous_over = self.leases[lock.index()]
@@ -794,6 +799,7 @@ impl World {
                     .locks
                     .holder(&name)
                     .and_then(|h| ClientId::from_name(&h));
+                self.tell_differences(id);
                 if self.clients[i].activity != Activity::Holding {
                     self.clients[i].activity = Activity::Waiting;
                 }
@@ -812,8 +818,13 @@ impl World {
         let id = self.clients[i].id;
         let name = self.lock_name(lock);
         let believed = self.clients[i].belief(lock).map(|b| b.token) == Some(token);
-        match self.backend.locks.renew(&name, id.name(), token) {
+        let result = self.backend.locks.renew(&name, id.name(), token);
+        self.tell_differences(id);
+        match result {
             Ok(lease) => {
+                // The lease as the implementation renewed it: a student's may carry another
+                // token than the one sent, and the story tells what it really returned.
+                let token = lease.token;
                 self.leases[lock.index()] = Some(LiveLease {
                     client: id,
                     token,
@@ -856,6 +867,7 @@ impl World {
         let id = self.clients[i].id;
         let name = self.lock_name(lock);
         let result = self.backend.locks.release(&name, id.name(), token);
+        self.tell_differences(id);
         if self.clients[i].belief(lock).map(|b| b.token) == Some(token) {
             self.clients[i].forget(lock);
         }
@@ -940,6 +952,7 @@ impl World {
             *last = Some((self.now, client, key.clone(), verdict));
         }
         let verdict = self.backend.storage.write(&key, &value, token);
+        let differed = self.take_differences();
         self.stats.count(&verdict, lease_live);
         if verdict.accepted {
             self.authors.insert(key.clone(), client);
@@ -974,6 +987,40 @@ impl World {
                 verdict,
                 sent_at,
                 lease_live,
+            });
+        }
+        // Told after the write they are about.
+        self.emit_differences(client, differed);
+    }
+
+    /// What the implementation has answered otherwise than the seed since last asked.
+    fn take_differences(&mut self) -> Vec<Difference> {
+        let mut found = self
+            .backend
+            .differences
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        std::mem::take(&mut *found)
+    }
+
+    /// Tells, as events on `client`'s lane, where the implementation just answered otherwise
+    /// than the seed (only a student's ever does).
+    fn tell_differences(&mut self, client: ClientId) {
+        let found = self.take_differences();
+        self.emit_differences(client, found);
+    }
+
+    fn emit_differences(&mut self, client: ClientId, found: Vec<Difference>) {
+        for d in found {
+            self.stats.differences += 1;
+            self.history
+                .mark(client.index(), self.now, MarkKind::Differs);
+            self.history.emit(self.now, || EventKind::Differs {
+                client: Some(client),
+                call: d.call,
+                got: d.got,
+                seed: d.seed,
+                rule: d.rule,
             });
         }
     }

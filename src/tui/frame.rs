@@ -645,6 +645,7 @@ fn event_role(kind: &EventKind) -> Option<Role> {
         | EventKind::ReleaseRefused { .. }
         | EventKind::ClockJump { .. } => Role::Stale,
         EventKind::Crash { .. } | EventKind::Restart { .. } => Role::Crashed,
+        EventKind::Differs { .. } => Role::Corrupted,
         EventKind::Fencing { .. } | EventKind::Check { .. } => Role::Title,
         EventKind::Send { .. } => Role::Waiting,
         _ => return None,

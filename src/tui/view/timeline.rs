@@ -365,6 +365,7 @@ pub fn mark_glyph(kind: MarkKind) -> (char, Role) {
         MarkKind::Accepted => ('✓', Role::Accepted),
         MarkKind::Rejected => ('✗', Role::Rejected),
         MarkKind::Corrupted => ('!', Role::Corrupted),
+        MarkKind::Differs => ('≠', Role::Corrupted),
     }
 }
 

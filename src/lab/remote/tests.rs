@@ -1,0 +1,206 @@
+use std::process::Command;
+
+use super::*;
+use crate::lab::program::Timeouts;
+use crate::lab::testing::{lab_path, PATIENT, SH_HELLO};
+use crate::sim::backend::Backend;
+use crate::LeaseError;
+
+fn share(command: Command) -> Shared {
+    let timeouts = Timeouts {
+        startup: PATIENT,
+        request: PATIENT,
+    };
+    Arc::new(Mutex::new(Program::start(command, timeouts).unwrap()))
+}
+
+/// The correct Python solution in a starter laid out as `lab init` does.
+fn python() -> (Shared, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    crate::lab::starter::init("python", dir.path()).unwrap();
+    std::fs::copy(
+        lab_path("zoo/python-raise-none/lock_service.py"),
+        dir.path().join("lock_service.py"),
+    )
+    .unwrap();
+    let mut command = Command::new("python3");
+    command.arg(dir.path().join("adapter.py"));
+    (share(command), dir)
+}
+
+/// A program that says hello, then answers the next requests with `replies` in turn (`#`
+/// stands for the request's id), whatever they ask, and exits.
+fn scripted(replies: &[&str]) -> Shared {
+    let mut script = SH_HELLO.to_owned();
+    for (id, reply) in replies.iter().enumerate() {
+        script += &format!(
+            "\nread l; echo '{}'",
+            reply.replace('#', &(id + 1).to_string())
+        );
+    }
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(script);
+    share(command)
+}
+
+/// gc-pause, with a lease and a first token no implementation defaults to.
+fn scenario() -> Scenario {
+    let mut scenario = Scenario::built_in("gc-pause").unwrap();
+    scenario.lease_seconds = 8.0;
+    scenario.first_token = 40;
+    scenario
+}
+
+fn calls(program: &Shared) -> u64 {
+    program.lock().unwrap().calls
+}
+
+fn lease(client: &str, token: u64, granted_at: f64, expires_at: f64) -> Lease {
+    Lease {
+        name: "file-lock".into(),
+        client_id: client.into(),
+        token,
+        granted_at,
+        expires_at,
+    }
+}
+
+fn differences(backend: &Backend) -> Vec<Difference> {
+    backend.differences.lock().unwrap().clone()
+}
+
+/// Where the program answers as the seed does, the world hears the seed's own account: its
+/// reasons and its check.
+#[test]
+fn a_correct_program_is_told_in_the_seeds_own_words() {
+    if !crate::lab::testing::python3() {
+        return;
+    }
+    let (program, _dir) = python();
+    let backend = factory(Arc::clone(&program))(&scenario(), FenceCheck::PerKey);
+    let Backend {
+        mut locks,
+        mut storage,
+        ..
+    } = backend;
+    assert_eq!(calls(&program), 2, "hello and new");
+    assert_eq!(locks.next_token(), NextToken::Unknown);
+    locks.set_time(0.0);
+    assert_eq!(calls(&program), 2, "the clock is sent only when it changes");
+    assert_eq!(
+        locks.acquire("file-lock", "client-1"),
+        Some(lease("client-1", 40, 0.0, 8.0))
+    );
+    locks.set_time(3.0);
+    assert_eq!(locks.acquire("file-lock", "client-3"), None);
+    assert_eq!(locks.holder("file-lock"), Some("client-1".into()));
+    assert_eq!(
+        locks.renew("file-lock", "client-1", 40),
+        Ok(lease("client-1", 40, 0.0, 11.0)),
+        "a renew keeps the grant's time, as the library's does"
+    );
+    // The seed's reason, with its code, where the program refused as the seed did.
+    let refused = locks.renew("file-lock", "client-3", 40).unwrap_err();
+    assert!(
+        matches!(refused, Refusal::Lease(LeaseError::HeldByOther { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(refused.code(), "held_by_other");
+    let refused = locks.release("file-lock", "client-3", 40).unwrap_err();
+    assert_eq!(refused.code(), "held_by_other");
+    assert_eq!(locks.release("file-lock", "client-1", 40), Ok(()));
+    assert_eq!(locks.holder("file-lock"), None);
+    // The seed's check judged every write the program judged alike.
+    let v = storage.write("file", "a", 2);
+    assert_eq!(
+        (v.judge, v.accepted),
+        (Judge::Check(FenceCheck::PerKey), true)
+    );
+    let v = storage.write("file", "b", 1);
+    assert_eq!(
+        (v.judge, v.accepted, v.key_highest),
+        (Judge::Check(FenceCheck::PerKey), false, Some(2))
+    );
+    assert_eq!(storage.judge(), Judge::External);
+    assert!(!storage.set_check(FenceCheck::Strict));
+    let entries = storage.entries();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(
+        (entries[0].1.value.as_str(), entries[0].1.highest),
+        ("a", 2)
+    );
+    let backend = factory(Arc::clone(&program))(&scenario(), FenceCheck::PerKey);
+    assert_eq!(differences(&backend), []);
+}
+
+/// Where the program answers otherwise, the world hears what it really returned, and the
+/// difference is noted with its rule.
+#[test]
+fn a_wrong_program_is_told_as_it_answered_and_each_difference_noted() {
+    let program = scripted(&[
+        r#"{"id":#,"done":true}"#,
+        r#"{"id":#,"done":true}"#,
+        r#"{"id":#,"returned":{"token":40,"expires_at":12.0}}"#,
+        r#"{"id":#,"done":true}"#,
+        r#"{"id":#,"returned":{"token":41,"expires_at":13.0}}"#,
+        r#"{"id":#,"threw":"not yours"}"#,
+        // write x 3, read back
+        r#"{"id":#,"returned":null,"shown":"None"}"#,
+        r#"{"id":#,"returned":"x"}"#,
+        r#"{"id":#,"returned":3}"#,
+        // write y 2: stale, let through
+        r#"{"id":#,"returned":null,"shown":"None"}"#,
+        r#"{"id":#,"returned":"y"}"#,
+        r#"{"id":#,"returned":3}"#,
+    ]);
+    let backend = factory(Arc::clone(&program))(&scenario(), FenceCheck::PerKey);
+    let noted = Arc::clone(&backend.differences);
+    let Backend {
+        mut locks,
+        mut storage,
+        ..
+    } = backend;
+    locks.set_time(4.0);
+    // The program's lease lasts 8 s from 4.0 as it should: no difference.
+    assert_eq!(
+        locks.acquire("file-lock", "client-1"),
+        Some(lease("client-1", 40, 4.0, 12.0))
+    );
+    locks.set_time(5.0);
+    // A renew that hands out a new token: drawn as the program's lease, token 41.
+    assert_eq!(
+        locks.renew("file-lock", "client-1", 40),
+        Ok(lease("client-1", 41, 5.0, 13.0))
+    );
+    assert_eq!(
+        locks.release("file-lock", "client-1", 40),
+        Err(Refusal::Said("not yours".into()))
+    );
+    // A stale write the program let through, returning none.
+    storage.write("file", "x", 3);
+    let v = storage.write("file", "y", 2);
+    assert_eq!((v.judge, v.accepted), (Judge::External, true));
+    let noted = noted.lock().unwrap().clone();
+    let rules: Vec<&str> = noted.iter().map(|d| d.rule).collect();
+    assert_eq!(
+        rules,
+        ["renew-keeps-token", "release-frees", "write-stale-rejected"],
+        "{noted:?}"
+    );
+    assert_eq!(noted[0].call, "renew(file-lock, client-1, 40)");
+    assert_eq!(noted[0].got, "lease token 41 (expires 13.0)");
+    assert_eq!(
+        noted[0].seed,
+        "the seed gives token 40: renew keeps the lease's token"
+    );
+    // The program's lease has token 41 now: it refuses the release of 40 the seed grants.
+    assert_eq!(
+        noted[1].seed,
+        "the seed releases it: client-1 holds the live lease token 40 until 13.0"
+    );
+    assert_eq!(noted[2].got, "ok (returned None)");
+    // Reading back what the storage holds is the backend's own call: not judged, so one stale
+    // write is one difference.
+    assert_eq!(storage.entries()[0].1.value, "y");
+    assert_eq!(calls(&program), 13);
+}
