@@ -66,11 +66,40 @@ const RUST: Files = &[
     ("README.md", include_str!("../../assets/lab/rust/README.md")),
 ];
 
+const JAVA: Files = &[
+    (
+        "LockService.java",
+        include_str!("../../assets/lab/java/LockService.java"),
+    ),
+    (
+        "FencedStorage.java",
+        include_str!("../../assets/lab/java/FencedStorage.java"),
+    ),
+    (
+        "Lease.java",
+        include_str!("../../assets/lab/java/Lease.java"),
+    ),
+    (
+        "Clock.java",
+        include_str!("../../assets/lab/java/Clock.java"),
+    ),
+    (
+        "NotImplemented.java",
+        include_str!("../../assets/lab/java/NotImplemented.java"),
+    ),
+    (
+        "Adapter.java",
+        include_str!("../../assets/lab/java/Adapter.java"),
+    ),
+    ("README.md", include_str!("../../assets/lab/java/README.md")),
+];
+
 /// The languages `lab init` knows, with the file the student edits.
-pub const LANGUAGES: [(&str, &str); 3] = [
+pub const LANGUAGES: [(&str, &str); 4] = [
     ("js", "lock_service.mjs"),
     ("python", "lock_service.py"),
     ("rust", "src/lib.rs"),
+    ("java", "LockService.java and FencedStorage.java"),
 ];
 
 fn files(language: &str) -> Option<Files> {
@@ -78,6 +107,7 @@ fn files(language: &str) -> Option<Files> {
         "js" | "javascript" | "ts" | "typescript" => Some(JS),
         "python" | "py" => Some(PYTHON),
         "rust" | "rs" => Some(RUST),
+        "java" => Some(JAVA),
         _ => None,
     }
 }
@@ -87,7 +117,7 @@ fn files(language: &str) -> Option<Files> {
 pub fn init(language: &str, dir: &Path) -> Result<Vec<String>, String> {
     let files = files(language).ok_or_else(|| {
         format!(
-            "'{}' is not a lab language; use js (also for TypeScript), python or rust",
+            "'{}' is not a lab language; use js (also for TypeScript), python, rust or java",
             printable(language)
         )
     })?;
@@ -150,8 +180,11 @@ mod tests {
         // Each language's own files.
         for (language, edited) in LANGUAGES {
             let files = files(language).unwrap();
-            assert!(files.iter().any(|(name, _)| *name == edited), "{language}");
+            for edited in edited.split(" and ") {
+                assert!(files.iter().any(|(name, _)| *name == edited), "{language}");
+            }
         }
+        assert!(JAVA.iter().any(|(name, _)| *name == "Adapter.java"));
         assert!(RUST.iter().any(|(name, _)| *name == "src/bin/adapter.rs"));
         assert!(PYTHON.iter().any(|(name, _)| *name == "adapter.py"));
         assert!(JS.iter().any(|(name, _)| *name == "adapter.mjs"));
@@ -161,7 +194,7 @@ mod tests {
     fn init_never_overwrites_and_names_what_is_wrong() {
         assert_eq!(
             init("cobol", Path::new("x")).unwrap_err(),
-            "'cobol' is not a lab language; use js (also for TypeScript), python or rust"
+            "'cobol' is not a lab language; use js (also for TypeScript), python, rust or java"
         );
         // An empty folder that exists is fine.
         let root = tempfile::tempdir().unwrap();
