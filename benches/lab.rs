@@ -1,22 +1,148 @@
-//! The lab's budgets (README, Performance): the whole `check` of a correct Python solution under
-//! 10 s and of a JavaScript one under 5 s, and the protocol's round trips per second against the
-//! Rust adapter (the floor of the pipe) next to the same calls answered in-process.
+//! The lab's budgets (README, Performance), each beside its baseline in the same run:
+//!
+//! - a whole `check` of a correct solution at most 1.5x its floor: the student's own adapter fed
+//!   the very request stream that check sends, from a file, with nothing waiting on it;
+//! - K checks side by side, one a core, at most 1.3x one check;
+//! - the protocol's round trips against the Rust adapter next to the same calls answered
+//!   in-process.
 
 use std::hint::black_box;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use fencing_lab::lab::protocol::Request;
-use fencing_lab::lab::script::{Reference, Subject};
-use fencing_lab::lab::{check, Plan, Target, DEFAULT_TIMEOUT};
+use fencing_lab::lab::reference::Reference;
+use fencing_lab::lab::wire::Request;
+use fencing_lab::lab::{check, starter, Plan, Target, Timeouts};
 
-fn folder(name: &str) -> Target {
-    Target::Folder(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/lab/correct")
-            .join(name),
-    )
+/// A correct zoo solution of `language`, in a fresh starter under `root`.
+fn student(root: &Path, language: &str, solution: &str, file: &str, to: &str) -> PathBuf {
+    let dir = root.join(language);
+    starter::init(language, &dir).unwrap();
+    let zoo = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lab/zoo");
+    std::fs::copy(zoo.join(solution).join(file), dir.join(to)).unwrap();
+    dir
+}
+
+/// The program a folder runs, as its words.
+fn adapter(dir: &Path) -> Vec<String> {
+    if dir.join("adapter.py").is_file() {
+        vec![
+            "python3".into(),
+            dir.join("adapter.py").display().to_string(),
+        ]
+    } else {
+        vec!["node".into(), dir.join("adapter.mjs").display().to_string()]
+    }
+}
+
+fn whole_check(target: &Target) -> u64 {
+    let program = target.start(Timeouts::default()).unwrap();
+    let report = check::run(target, program, &Plan::default(), &mut |_| {});
+    assert!(
+        report.all_passed(),
+        "{}",
+        fencing_lab::lab::report::text(&report)
+    );
+    report.calls
+}
+
+/// Every request one whole check writes, recorded by `tee` on the way to the program.
+fn recorded_stream(dir: &Path, log: &Path) -> Vec<u8> {
+    let words = adapter(dir).join(" ");
+    let target = Target::Command(vec![
+        "sh".into(),
+        "-c".into(),
+        format!("tee '{}' | {words}", log.display()),
+    ]);
+    whole_check(&target);
+    // `tee` may still be writing the last lines: wait for the stream to stop growing.
+    let mut size = 0;
+    loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = std::fs::metadata(log).map_or(0, |m| m.len());
+        if now == size && now > 0 {
+            break;
+        }
+        size = now;
+    }
+    std::fs::read(log).unwrap()
+}
+
+/// The floor: the adapter answers the recorded stream from a file, nothing waiting on it.
+fn floor(dir: &Path, stream: &Path) {
+    let words = adapter(dir);
+    let status = Command::new(&words[0])
+        .args(&words[1..])
+        .stdin(std::fs::File::open(stream).unwrap())
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn check_against_its_floor(c: &mut Criterion) {
+    let root = tempfile::tempdir().unwrap();
+    let mut group = c.benchmark_group("lab check against the program's own floor (budget 1.5x)");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(15));
+    for (language, solution, file) in [
+        ("python", "python-raise-none", "lock_service.py"),
+        ("js", "js-throw-map", "lock_service.mjs"),
+    ] {
+        let dir = student(root.path(), language, solution, file, file);
+        let log = root.path().join(format!("{language}.requests"));
+        let stream = recorded_stream(&dir, &log);
+        eprintln!(
+            "{language}: a whole check writes {} requests, {} bytes",
+            stream.iter().filter(|&&b| b == b'\n').count(),
+            stream.len()
+        );
+        group.bench_function(
+            format!("{language}: floor, the adapter fed the stream"),
+            |b| b.iter(|| floor(&dir, &log)),
+        );
+        let target = Target::Folder(dir.clone());
+        group.bench_function(format!("{language}: whole check"), |b| {
+            b.iter(|| black_box(whole_check(&target)))
+        });
+    }
+    group.finish();
+}
+
+fn checks_side_by_side(c: &mut Criterion) {
+    let root = tempfile::tempdir().unwrap();
+    let k = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let dirs: Vec<PathBuf> = (0..k)
+        .map(|i| {
+            let root = root.path().join(i.to_string());
+            student(
+                &root,
+                "python",
+                "python-raise-none",
+                "lock_service.py",
+                "lock_service.py",
+            )
+        })
+        .collect();
+    let mut group = c.benchmark_group(format!("{k} checks side by side against one (budget 1.3x)"));
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(15));
+    group.bench_function("one check", |b| {
+        let target = Target::Folder(dirs[0].clone());
+        b.iter(|| black_box(whole_check(&target)))
+    });
+    group.bench_function(format!("{k} checks at once"), |b| {
+        b.iter(|| {
+            std::thread::scope(|scope| {
+                for dir in &dirs {
+                    scope.spawn(move || whole_check(&Target::Folder(dir.clone())));
+                }
+            })
+        })
+    });
+    group.finish();
 }
 
 /// A mix of the calls a check makes: a grant, a refusal, writes, reads and clock steps.
@@ -44,6 +170,11 @@ fn calls() -> Vec<Request> {
 }
 
 fn round_trips(c: &mut Criterion) {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("rust");
+    starter::init("rust", &dir).unwrap();
+    let zoo = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lab/zoo/rust-correct/lib.rs");
+    std::fs::copy(zoo, dir.join("src/lib.rs")).unwrap();
     let calls = calls();
     let mut group = c.benchmark_group("lab round trips");
     group.throughput(Throughput::Elements(calls.len() as u64));
@@ -55,36 +186,33 @@ fn round_trips(c: &mut Criterion) {
             }
         })
     });
-    let mut program = folder("rust")
-        .start(DEFAULT_TIMEOUT)
+    let mut program = Target::Folder(dir)
+        .start(Timeouts::default())
         .expect("the Rust adapter starts");
-    group.bench_function("Rust adapter over the pipe", |b| {
+    group.bench_function("Rust adapter over the pipe, one at a time", |b| {
         b.iter(|| {
             for call in &calls {
-                black_box(Subject::call(&mut program, call).unwrap());
+                black_box(program.call(call).unwrap());
+            }
+        })
+    });
+    group.bench_function("Rust adapter over the pipe, pipelined", |b| {
+        b.iter(|| {
+            for call in &calls {
+                program.send(call).unwrap();
+            }
+            for _ in &calls {
+                black_box(program.receive().unwrap());
             }
         })
     });
     group.finish();
 }
 
-fn whole_check(c: &mut Criterion) {
-    let mut group = c.benchmark_group("lab check, every check (budget: python 10 s, js 5 s)");
-    group.sample_size(10);
-    group.measurement_time(Duration::from_secs(20));
-    for (language, name) in [("rust", "rust"), ("js", "js"), ("python", "python")] {
-        let target = folder(name);
-        group.bench_function(language, |b| {
-            b.iter(|| {
-                let program = target.start(DEFAULT_TIMEOUT).unwrap();
-                let report = check::run(&target, program, &Plan::default()).unwrap();
-                assert!(report.all_passed());
-                black_box(report.calls)
-            })
-        });
-    }
-    group.finish();
-}
-
-criterion_group!(benches, round_trips, whole_check);
+criterion_group!(
+    benches,
+    round_trips,
+    check_against_its_floor,
+    checks_side_by_side
+);
 criterion_main!(benches);

@@ -111,3 +111,6 @@ pub fn event_and_beat_moments(played: &Session) -> Vec<Ms> {
     moments.extend(played.scenario().beats.iter().map(|b| b.at));
     moments.into_iter().collect()
 }
+
+/// The zoo of student solutions, for the lab's suites.
+pub mod zoo;
