@@ -142,6 +142,8 @@ pub struct Failure {
     /// The settings the minimal case ran with.
     pub lease_seconds: f64,
     pub first_token: u64,
+    /// The method that differed is the starter's, not written yet.
+    pub not_implemented: Option<String>,
 }
 
 /// Everything `check` found.
@@ -155,6 +157,8 @@ pub struct Report {
     pub seconds: f64,
     /// Why the check stopped early (the program broke the protocol), if it did.
     pub error: Option<String>,
+    /// The last lines the program wrote on stderr, if it wrote any.
+    pub stderr: Vec<String>,
 }
 
 impl Report {
@@ -205,7 +209,8 @@ pub fn run(
     let mut start = || -> Result<Box<dyn Subject>, ProtocolError> {
         Ok(Box::new(target.start(plan.timeouts)?))
     };
-    let (outcomes, calls, error) = run_on(Box::new(program), &mut start, target, plan, decided);
+    let (outcomes, calls, error, stderr) =
+        run_on(Box::new(program), &mut start, target, plan, decided);
     Report {
         target: target.describe(),
         language,
@@ -213,21 +218,25 @@ pub fn run(
         calls,
         seconds: started.elapsed().as_secs_f64(),
         error,
+        stderr,
     }
 }
 
 /// Starts a fresh program, for a program that keeps state across `new`.
 pub type Start<'a> = dyn FnMut() -> Result<Box<dyn Subject>, ProtocolError> + 'a;
 
-/// [`run`] on any subject: the outcomes, the requests answered, and the protocol error that
-/// ended the run, if one did. `target` only names the check in its replay lines.
+/// What [`run_on`] found: the outcomes, the requests answered, the protocol error that ended the
+/// run (if one did) and the last program's last stderr lines.
+pub type Found = (Vec<Outcome>, u64, Option<String>, Vec<String>);
+
+/// [`run`] on any subject. `target` only names the check in its replay lines.
 pub fn run_on(
     subject: Box<dyn Subject>,
     start: &mut Start,
     target: &Target,
     plan: &Plan,
     decided: &mut dyn FnMut(&Outcome),
-) -> (Vec<Outcome>, u64, Option<String>) {
+) -> Found {
     let mut run = Run {
         target,
         plan,
@@ -263,8 +272,13 @@ pub fn run_on(
         decided(&outcome);
         outcomes.push(outcome);
     }
+    let stderr = run
+        .subject
+        .as_ref()
+        .map(|s| s.stderr_tail())
+        .unwrap_or_default();
     run.retire();
-    (outcomes, run.calls, error)
+    (outcomes, run.calls, error, stderr)
 }
 
 fn not_run(check: CheckId, why: &str) -> Outcome {
@@ -300,8 +314,45 @@ pub fn words_of(check: CheckId) -> String {
 /// What is known before the checks.
 struct Prepared {
     findings: Findings,
-    /// The verdict of new-starts-over when `new` does not start over (found first).
-    leak: Option<Verdict>,
+    /// `new` does not start over: every rule's path runs on a fresh program.
+    leaky: bool,
+    /// new-starts-over's verdict, from the experiment run first.
+    starts_over: Verdict,
+}
+
+/// Whether the first pass of new-starts-over's script made state to carry over (its grants and
+/// writes went as the seed's did): only then does a second pass answering as the first show that
+/// `new` starts over. `None` when it did, else the first call that went otherwise.
+fn made_state(
+    calls: &[super::script::Call],
+    played: &[Played],
+    profile: Profile,
+    language: &str,
+) -> Option<Mismatch> {
+    let seen = super::judge::Seen::default();
+    let cx = super::judge::Context {
+        profile,
+        seen: &seen,
+        language,
+    };
+    let first_pass = calls
+        .iter()
+        .zip(played)
+        .take_while(|(c, _)| c.repeats.is_none());
+    for (i, (call, p)) in first_pass.enumerate() {
+        let Some(d) = super::judge::judge(&call.request, &call.decision, &p.got, &cx) else {
+            continue;
+        };
+        if d.kind != super::judge::Kind::State {
+            continue;
+        }
+        return Some(Mismatch {
+            transcript: played[..=i].to_vec(),
+            divergence: d,
+            steps_played: call.step.map_or(0, |s| s + 1),
+        });
+    }
+    None
 }
 
 struct Run<'a> {
@@ -332,16 +383,38 @@ impl Run<'_> {
     /// experiments, on a fresh program where the state leaks.
     fn prepare(&mut self) -> Result<Prepared, ProtocolError> {
         let script = rules::aspects_of(Rule::NewStartsOver)[0][0].clone();
-        let first = play(&script, Scope::All, self.program(), Profile::default())?;
-        let leak = first.filter(|m| m.rule() == Rule::NewStartsOver);
+        let language = self.program().language().to_owned();
+        let super::script::Repeated {
+            leak,
+            calls,
+            played,
+        } = super::script::repeat_differs(&script, self.program())?;
         if leak.is_some() {
             self.fresh()?;
         }
         let findings = profile::measure(self.program(), &std::thread::sleep)?;
         let replay = self.replay(CheckId::Rule(Rule::NewStartsOver));
+        let leaky = leak.is_some();
+        let starts_over = match leak {
+            Some(m) => Verdict::Failed(failure(&m, &script, replay)),
+            None => match made_state(&calls, &played, findings.profile, &language) {
+                None => Verdict::Passed,
+                // A method still to write fails the check it is needed by.
+                Some(m) if m.divergence.not_implemented.is_some() => {
+                    let mut f = failure(&m, &script, replay);
+                    f.rule = Rule::NewStartsOver;
+                    Verdict::Failed(f)
+                }
+                Some(m) => Verdict::NotJudged {
+                    rule: m.rule(),
+                    because: breaks_first(&m),
+                },
+            },
+        };
         Ok(Prepared {
             findings,
-            leak: leak.map(|m| Verdict::Failed(failure(&m, &script, replay))),
+            leaky,
+            starts_over,
         })
     }
 
@@ -364,17 +437,17 @@ impl Run<'_> {
         if self.subject.is_none() {
             self.fresh()?;
         }
-        let (findings, leaky) = (&prepared.findings, prepared.leak.is_some());
+        let (findings, leaky) = (&prepared.findings, prepared.leaky);
         let profile = findings.profile;
-        let (scope, verdict) = match (check, &prepared.leak) {
-            (CheckId::Rule(Rule::NewStartsOver), Some(leak)) => {
-                (scope_of(Rule::NewStartsOver), leak.clone())
+        let (scope, verdict) = match (check, leaky) {
+            (CheckId::Rule(Rule::NewStartsOver), _) => {
+                (scope_of(Rule::NewStartsOver), prepared.starts_over.clone())
             }
             (CheckId::Rule(rule), _) => {
                 self.leaky = leaky;
                 (scope_of(rule), self.rule(rule, findings)?)
             }
-            (_, Some(_)) => (
+            (_, true) => (
                 String::new(),
                 Verdict::NotJudged {
                     rule: Rule::NewStartsOver,
@@ -383,9 +456,9 @@ impl Run<'_> {
                         .into(),
                 },
             ),
-            (CheckId::Random, None) => self.random(profile)?,
-            (CheckId::Exhaustive, None) => self.exhaustive(profile)?,
-            (CheckId::Chaos, None) => self.chaos(profile)?,
+            (CheckId::Random, false) => self.random(profile)?,
+            (CheckId::Exhaustive, false) => self.exhaustive(profile)?,
+            (CheckId::Chaos, false) => self.chaos(profile)?,
         };
         Ok(Outcome {
             check,
@@ -419,8 +492,9 @@ impl Run<'_> {
                 watch: None,
                 chaos_seed: None,
                 played: findings.clock_evidence.clone(),
-                lease_seconds: 10.0,
+                lease_seconds: 5.0,
                 first_token: 7,
+                not_implemented: None,
             })));
         }
         let leaky = self.leaky;
@@ -508,7 +582,10 @@ impl Run<'_> {
                 counted(all, "script", "scripts"),
                 crate::sim::text::thousands(judged)
             ),
-            Some(_) => format!("failed at distinct script {judged} of {all} scripts"),
+            Some(_) => format!(
+                "failed at its distinct script number {judged}, of {} in all",
+                crate::sim::text::thousands(all)
+            ),
         };
         let verdict = match found {
             None => Verdict::Passed,
@@ -528,22 +605,37 @@ impl Run<'_> {
             crate::sim::text::thousands(w.student_accepts),
             crate::sim::text::thousands(w.student_rejects),
         );
-        let scope = format!(
+        let mut scope = format!(
             "{} of 60.0 s, {}",
             counted(seeds, "seed", "seeds"),
             counted(found.calls, "call", "calls")
         );
+        if found.unclear > 0 {
+            scope.push_str(&format!(
+                "; {} judged up to where float rounding decided a lease's end",
+                counted(found.unclear, "seed", "seeds")
+            ));
+        }
         let Some((seed, m)) = found.difference else {
             return Ok((scope, Verdict::Passed));
         };
         let chaos = crate::sim::Scenario::built_in("chaos").expect("chaos is built in");
         let mut failure = failure(&m, &Script::new(None, None, Vec::new()), String::new());
-        // The calls just before the one that differs: a whole run is thousands of them.
-        let keep = failure.transcript.len().saturating_sub(8);
-        failure.transcript.drain(..keep);
-        failure.note = Some(format!(
-            "seed {seed}: of its writes and the seeds' before it, {writes}"
-        ));
+        // The calls just before the one that differs, after a mark of those before: a whole
+        // run is thousands of them.
+        let before = failure.transcript.len().saturating_sub(8);
+        failure.transcript.drain(..before);
+        if before > 0 {
+            let earlier = counted(before as u64, "call", "calls");
+            failure
+                .transcript
+                .insert(0, format!("… ({earlier} before)"));
+        }
+        // How the storage did says something only where its code ran.
+        failure.note = failure
+            .not_implemented
+            .is_none()
+            .then(|| format!("seed {seed}: of its writes and the seeds' before it, {writes}"));
         failure.replay = self.replay(CheckId::Chaos);
         failure.watch = Some(self.target.lesson_command("chaos", seed));
         failure.chaos_seed = Some(seed);
@@ -695,16 +787,19 @@ fn failure(m: &Mismatch, script: &Script, replay: String) -> Box<Failure> {
         played: m.transcript.clone(),
         lease_seconds: script.lease_seconds.unwrap_or(crate::DEFAULT_LEASE_SECONDS),
         first_token: script.first_token.unwrap_or(crate::DEFAULT_FIRST_TOKEN),
+        not_implemented: m.divergence.not_implemented.clone(),
     })
 }
 
 fn shrunk_note(script: &Script) -> String {
     format!(
-        "shrunk to {}; lease {} s, first token {}",
-        counted(script.steps.len() as u64, "step", "steps"),
+        "shrunk: no call can go and no value can be simpler; lease {}, first token {}",
         script
             .lease_seconds
-            .map_or("10.0 (the default)".into(), super::wire::fmt_time),
+            .map_or("10.0 s (the default)".into(), |l| format!(
+                "{} s",
+                super::wire::fmt_time(l)
+            )),
         script
             .first_token
             .map_or("1 (the default)".into(), |t| t.to_string())

@@ -26,6 +26,21 @@ pub struct Profile {
     pub first_token_honoured: bool,
 }
 
+impl Rule {
+    /// Whether a lease's expiry is what the rule is about: its checks must not read past a
+    /// differing expiry, as checks about tokens or storage may.
+    pub fn is_about_time(self) -> bool {
+        matches!(
+            self,
+            Rule::Defaults
+                | Rule::LeaseLive
+                | Rule::ExpiryBoundary
+                | Rule::RenewExtendsFromNow
+                | Rule::ClockOnly
+        )
+    }
+}
+
 impl Default for Profile {
     fn default() -> Self {
         Profile {
@@ -95,8 +110,15 @@ pub struct Context<'a> {
 pub enum Kind {
     /// A grant, a refusal or a verdict differs: later calls cannot be compared.
     State,
-    /// Only a value the student reported differs (an expiry, an observer's answer).
+    /// Only a value a lease reported of itself differs (its expiry, its client).
     Value,
+    /// An observer's answer differs (holder, read, highest_token): what a check looks at.
+    Observed,
+    /// Whether the lease is live differs only as float rounding decides it: at the instant its
+    /// end falls, `now - granted_at < lease_seconds` and `now < expires_at` disagree in the last
+    /// bit, and a student may write either. Nothing after it can be compared, and nothing is
+    /// charged. (Scripts keep to a 1/8 s grid, where this never happens.)
+    Unclear,
 }
 
 /// One difference between the student's reply and the seed's.
@@ -115,6 +137,46 @@ pub struct Divergence {
 
 /// `None` when `got` is what the seed allows, else the difference.
 pub fn judge(
+    request: &Request,
+    decision: &Decision,
+    got: &Reply,
+    cx: &Context,
+) -> Option<Divergence> {
+    let mut divergence = judge_call(request, decision, got, cx)?;
+    if on_liveness(request, decision, got) && rounding_decides(decision) {
+        divergence.kind = Kind::Unclear;
+    }
+    Some(divergence)
+}
+
+/// Whether the student and the seed disagree on whether the lock is held (a grant against a
+/// refusal, a holder against none), not on a value.
+fn on_liveness(request: &Request, decision: &Decision, got: &Reply) -> bool {
+    let refused = |r: &Reply| is_refusal(r) || matches!(r, Reply::Strange(_));
+    match request {
+        Request::Acquire { .. } | Request::Renew { .. } | Request::Release { .. } => {
+            refused(&decision.reply) != refused(got)
+        }
+        Request::Holder { .. } => match (&decision.reply, got) {
+            (Reply::Holder(want), Reply::Holder(have)) => want.is_some() != have.is_some(),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Whether the lock's latest lease ends, at this instant, only as rounding decides: the two
+/// ways of asking whether it is live give different answers.
+fn rounding_decides(decision: &Decision) -> bool {
+    let Some(g) = decision.lock.as_ref().and_then(|l| l.latest.as_ref()) else {
+        return false;
+    };
+    let now = decision.now;
+    let start = g.renewed_at.unwrap_or(g.granted_at);
+    (now < g.expires_at) != (now - start < decision.settings.lease_seconds)
+}
+
+fn judge_call(
     request: &Request,
     decision: &Decision,
     got: &Reply,
@@ -238,7 +300,8 @@ fn acquire(
                     token_reason(decision)
                 ),
             )),
-            Some(have) => expiry_differs(have, want.expires_at, false, decision, cx),
+            Some(have) => expiry_differs(have, want.expires_at, false, decision, cx)
+                .or_else(|| identity_differs(have, want, true, Rule::LeaseLive)),
             None => Some(differs(
                 liveness_rule(Op::Acquire, decision, cx),
                 Kind::State,
@@ -262,7 +325,7 @@ fn acquire(
                 liveness_rule(Op::Acquire, decision, cx)
             };
             let why = match latest {
-                Some(g) if own => format!(
+                Some(g) if own && !facts.refused_release => format!(
                     "{} itself holds the live lease token {} until {}: to keep it, renew",
                     g.client,
                     g.token,
@@ -291,7 +354,8 @@ fn renew(seed: &Seed, decision: &Decision, got: &Reply, cx: &Context) -> Option<
                     want.token
                 ),
             )),
-            Some(have) => expiry_differs(have, want.expires_at, true, decision, cx),
+            Some(have) => expiry_differs(have, want.expires_at, true, decision, cx)
+                .or_else(|| identity_differs(have, want, false, Rule::RenewKeepsToken)),
             None => Some(differs(
                 liveness_rule(Op::Renew, decision, cx),
                 Kind::State,
@@ -369,7 +433,7 @@ fn holder(
     };
     Some(differs(
         rule,
-        Kind::Value,
+        Kind::Observed,
         format!("the seed gives {}: {why}", decision.reply.describe()),
     ))
 }
@@ -447,7 +511,7 @@ fn observed(
     };
     Some(differs(
         rule,
-        Kind::Value,
+        Kind::Observed,
         format!("the seed gives {}{because}", decision.reply.describe()),
     ))
 }
@@ -570,6 +634,59 @@ fn expiry_differs(
     ))
 }
 
+/// A lease that says it is another lock's or another client's, or (a grant) granted at another
+/// time, where its object says so at all. A renew's grant time is not judged: the seed does not
+/// say whether a renew keeps it.
+fn identity_differs(
+    have: &LeaseReply,
+    want: &crate::Lease,
+    grant: bool,
+    rule: Rule,
+) -> Option<Divergence> {
+    let says = &have.says;
+    let text = |v: &serde_json::Value| v.as_str().map_or(v.to_string(), |s| format!("'{s}'"));
+    let wrong = if says
+        .name
+        .as_ref()
+        .is_some_and(|n| n.as_str() != Some(&want.name))
+    {
+        Some(format!("names its lock {}", text(says.name.as_ref()?)))
+    } else if says
+        .client_id
+        .as_ref()
+        .is_some_and(|c| c.as_str() != Some(&want.client_id))
+    {
+        Some(format!(
+            "names its client {}",
+            text(says.client_id.as_ref()?)
+        ))
+    } else if grant
+        && says.granted_at.as_ref().is_some_and(|g| {
+            g.as_f64()
+                .is_none_or(|g| (g - want.granted_at).abs() > 1e-9)
+        })
+    {
+        Some(format!(
+            "says it was granted at {}",
+            text(says.granted_at.as_ref()?)
+        ))
+    } else {
+        None
+    };
+    wrong.map(|wrong| {
+        differs(
+            rule,
+            Kind::Value,
+            format!(
+                "the lease {wrong}; the seed's is the lease of '{}' granted to {} at {}",
+                want.name,
+                want.client_id,
+                fmt_time(want.granted_at)
+            ),
+        )
+    })
+}
+
 /// The rule behind a grant with another token than the seed's.
 fn token_rule(decision: &Decision, have: u64, want: u64, cx: &Context) -> Rule {
     let tokens = decision.tokens;
@@ -628,12 +745,21 @@ fn free_because(facts: &LockFacts) -> String {
 /// Why the seed finds the lock held.
 fn held_because(facts: &LockFacts) -> String {
     match &facts.latest {
-        Some(g) if facts.state == LockState::Live => format!(
-            "{} holds the live lease token {} until {}",
-            g.client,
-            g.token,
-            fmt_time(g.expires_at)
-        ),
+        Some(g) if facts.state == LockState::Live => {
+            let mut why = format!(
+                "{} holds the live lease token {} until {}",
+                g.client,
+                g.token,
+                fmt_time(g.expires_at)
+            );
+            if facts.refused_release {
+                why.push_str(
+                    ", and a release with a token the releasing client did not hold then must \
+                     not have freed it",
+                );
+            }
+            why
+        }
         _ => free_because(facts),
     }
 }

@@ -22,6 +22,8 @@ fn renew_probe() -> Request {
         token: FIRST_TOKEN,
     }
 }
+/// The lease the experiment asks for, which no default gives.
+const LEASE: f64 = 5.0;
 /// The first token the experiment asks for, which no default gives.
 const FIRST_TOKEN: u64 = 7;
 
@@ -79,7 +81,7 @@ pub fn measure(
             (
                 0.0,
                 Request::New {
-                    lease_seconds: Some(10.0),
+                    lease_seconds: Some(LEASE),
                     first_token: Some(FIRST_TOKEN),
                 },
             ),
@@ -103,7 +105,7 @@ pub fn measure(
         first_token_honoured: first.is_none_or(|l| l.token == FIRST_TOKEN),
         lease_honoured: first
             .and_then(|l| l.expires_at)
-            .is_none_or(|e| (e - 10.0).abs() <= 1e-9),
+            .is_none_or(|e| (e - LEASE).abs() <= 1e-9),
         ..Profile::default()
     };
     let mut findings = Findings {
@@ -126,17 +128,17 @@ pub fn measure(
             };
             let sentence = if (moved - CLOCK_STEP).abs() > 1e-6 {
                 Some(format!(
-                    "the clock moved {} s but the expiry of a new lease moved {} s",
-                    super::wire::fmt_time(CLOCK_STEP),
-                    super::wire::fmt_time(moved)
+                    "a new lease's expiry moved {} s while the clock moved {} s",
+                    super::wire::fmt_time(moved),
+                    super::wire::fmt_time(CLOCK_STEP)
                 ))
             } else {
                 stuck.map(|m| {
                     format!(
-                        "the clock moved {} s between two renews but the lease's expiry moved {} \
-                         s, and not to the grant's",
-                        super::wire::fmt_time(RENEW_AGAIN_AT - RENEW_AT),
-                        super::wire::fmt_time(m)
+                        "between two renews the lease's expiry moved {} s (and not to the \
+                         grant's) while the clock moved {} s",
+                        super::wire::fmt_time(m),
+                        super::wire::fmt_time(RENEW_AGAIN_AT - RENEW_AT)
                     )
                 })
             };
@@ -207,7 +209,7 @@ mod tests {
         assert!(found.profile.clock_ignored);
         assert_eq!(
             found.clock_sentence,
-            "the clock moved 5000.0 s but the expiry of a new lease moved 0.0 s: time comes from \
+            "a new lease's expiry moved 0.0 s while the clock moved 5000.0 s: time comes from \
              somewhere else than clock.now()"
         );
         let calls: Vec<String> = found
@@ -218,7 +220,7 @@ mod tests {
         assert_eq!(
             calls,
             [
-                "new LockService(clock, 10.0, 7)",
+                "new LockService(clock, 5.0, 7)",
                 "acquire(probe-a, client-1)",
                 "clock = 4.0",
                 "renew(probe-a, client-1, 7)",

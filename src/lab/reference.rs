@@ -420,12 +420,7 @@ fn key_name(request: &Request) -> Option<&str> {
 
 /// The seed's decision as a correct adapter replies it.
 fn reply_of(seed: &Seed) -> Reply {
-    let lease = |l: &Lease| {
-        Reply::Lease(Some(LeaseReply {
-            token: l.token,
-            expires_at: Some(l.expires_at),
-        }))
-    };
+    let lease = |l: &Lease| Reply::Lease(Some(LeaseReply::new(l.token, Some(l.expires_at))));
     match seed {
         Seed::Setup => Reply::Done,
         Seed::BadSettings(why) => Reply::Refused(why.clone()),

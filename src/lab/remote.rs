@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use super::judge::{judge, Context, Profile, Seen};
+use super::judge::{judge, Context, Kind, Profile, Seen};
 use super::program::Program;
 use super::reference::{Decision, Reference, Seed};
 use super::wire::{Reply, Request};
@@ -35,6 +35,18 @@ pub fn factory(program: Shared) -> BackendFactory {
 
 /// As [`factory`], with the fault the caller watches (the command line reports it at the end).
 pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
+    // The experiments `check` runs first, once: whether the program's time follows the clock
+    // decides which rule a difference in the lesson is charged to.
+    let profile = {
+        let mut program = program.lock().unwrap_or_else(|e| e.into_inner());
+        match super::profile::measure(&mut *program, &std::thread::sleep) {
+            Ok(findings) => findings.profile,
+            Err(e) => {
+                *fault.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.sentence);
+                Profile::default()
+            }
+        }
+    };
     Arc::new(move |scenario: &Scenario, _check: FenceCheck| {
         let language = program
             .lock()
@@ -46,6 +58,7 @@ pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
             reference: Reference::default(),
             seen: Seen::default(),
             language,
+            profile,
             differences: Differences::default(),
             granted: BTreeMap::new(),
             now: 0.0,
@@ -79,6 +92,8 @@ struct Shadow {
     reference: Reference,
     seen: Seen,
     language: String,
+    /// What the experiments found of the program.
+    profile: Profile,
     differences: Differences,
     /// Each lock's latest grant as the program made it: (token, when). The protocol's lease has
     /// no grant time, and a renew keeps the lease's grant, as the library's does.
@@ -115,13 +130,22 @@ impl Link {
             };
         };
         let cx = Context {
-            profile: Profile::default(),
+            profile: shadow.profile,
             seen: &shadow.seen,
             language: &shadow.language,
         };
-        let divergence = judge(request, &decision, got, &cx);
+        let mut divergence = judge(request, &decision, got, &cx);
+        // A program whose time is not the clock differs from the seed, in the lesson, because of
+        // that: whatever follows from its first difference is that rule's too.
+        if shadow.profile.clock_ignored {
+            if let Some(d) = &mut divergence {
+                d.rule = crate::lab::seed::Rule::ClockOnly;
+            }
+        }
         shadow.seen.note(request, got, decision.now);
-        if let Some(d) = &divergence {
+        // Where float rounding alone decides, the program's answer stands, and nothing is noted.
+        let noted = divergence.as_ref().filter(|d| d.kind != Kind::Unclear);
+        if let Some(d) = noted {
             let difference = Difference {
                 call: request.call(),
                 got: got.describe(),

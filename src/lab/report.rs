@@ -30,6 +30,15 @@ pub fn text_of(outcome: &Outcome) -> String {
 }
 
 fn failed(outcome: &Outcome, f: &Failure) -> String {
+    // A method still to write: one line says what to do.
+    if let Some(method) = &f.not_implemented {
+        return format!(
+            "✗ {}{}  {} is not implemented yet: write it next\n",
+            outcome.id(),
+            scope_of(outcome),
+            safe(method)
+        );
+    }
     let broad = outcome.id() != f.rule.id();
     let mut out = if broad {
         format!(
@@ -97,6 +106,13 @@ pub fn summary(report: &Report) -> String {
         counted(report.calls, "call", "calls"),
         report.seconds
     ));
+    if !report.stderr.is_empty() {
+        let lines: Vec<String> = report.stderr.iter().map(|l| safe(l)).collect();
+        out.push_str(&format!(
+            "your program wrote on stderr, last: {}\n",
+            lines.join(" | ")
+        ));
+    }
     out
 }
 
@@ -131,6 +147,8 @@ pub fn check_json(outcome: &Outcome) -> Value {
         "verdict": verdict,
         "passed": outcome.passed(),
         "charged_to": charged,
+        "charged_rule": failure.map(|f| f.rule.words()),
+        "not_implemented": failure.and_then(|f| f.not_implemented.clone()),
         "because": because,
         "transcript": failure.map(|f| f.transcript.clone()),
         "expected": failure.map(|f| f.expected.clone()),
@@ -154,6 +172,7 @@ pub fn json(report: &Report) -> Value {
         "calls": report.calls,
         "seconds": report.seconds,
         "error": report.error,
+        "stderr": report.stderr,
         "checks": report.outcomes.iter().map(check_json).collect::<Vec<_>>(),
     })
 }

@@ -6,6 +6,11 @@
 use super::script::{Script, Step, TokenOf};
 use super::seed::Rule;
 
+/// The smallest step of a script's clock: 1/8 s. Times on it are exact in binary, so a lease's
+/// end is the same whether a student compares `now < expires_at` or `now - granted_at <
+/// lease_seconds`, and only the rule decides.
+pub const GRID: f64 = 0.125;
+
 const C1: &str = "client-1";
 const C2: &str = "client-2";
 const C3: &str = "client-3";
@@ -108,10 +113,10 @@ pub fn aspects_of(rule: Rule) -> Vec<Aspect> {
         Rule::Defaults => vec![
             // The first token, and the expiry the lease reports.
             vec![defaulted(vec![acquire("file", C1)])],
-            // Live at 9.9 s, free at 10.5 s, seen by acquire or by holder.
+            // Live at 9.5 s, free at 10.5 s, seen by acquire or by holder.
             vec![
-                defaulted(vec![acquire("file", C1), Advance(9.9), acquire("file", C2)]),
-                defaulted(vec![acquire("file", C1), Advance(9.9), holder("file")]),
+                defaulted(vec![acquire("file", C1), Advance(9.5), acquire("file", C2)]),
+                defaulted(vec![acquire("file", C1), Advance(9.5), holder("file")]),
             ],
             vec![
                 defaulted(vec![
@@ -122,19 +127,28 @@ pub fn aspects_of(rule: Rule) -> Vec<Aspect> {
                 defaulted(vec![acquire("file", C1), Advance(10.5), holder("file")]),
             ],
         ],
+        // A lease of 4 s, not the default 10: the length given is the one that counts.
         Rule::LeaseLive => vec![
-            vec![script(vec![
-                Advance(3.0),
-                acquire("file", C1),
-                Advance(4.0),
-                acquire("file", C2),
-            ])],
-            vec![script(vec![
-                Advance(3.0),
-                acquire("file", C1),
-                Advance(20.0),
-                acquire("file", C2),
-            ])],
+            vec![Script::new(
+                Some(4.0),
+                Some(1),
+                vec![
+                    Advance(3.0),
+                    acquire("file", C1),
+                    Advance(2.0),
+                    acquire("file", C2),
+                ],
+            )],
+            vec![Script::new(
+                Some(4.0),
+                Some(1),
+                vec![
+                    Advance(3.0),
+                    acquire("file", C1),
+                    Advance(5.0),
+                    acquire("file", C2),
+                ],
+            )],
         ],
         Rule::ExpiryBoundary => {
             let boundary = |offset, end: Step| {
@@ -146,8 +160,8 @@ pub fn aspects_of(rule: Rule) -> Vec<Aspect> {
             };
             vec![
                 vec![
-                    boundary(-0.001, acquire("file", C2)),
-                    boundary(-0.001, holder("file")),
+                    boundary(-GRID, acquire("file", C2)),
+                    boundary(-GRID, holder("file")),
                 ],
                 vec![
                     boundary(0.0, acquire("file", C2)),
@@ -307,10 +321,10 @@ pub fn aspects_of(rule: Rule) -> Vec<Aspect> {
             write("file", "fourth", 2),
             read("file"),
         ])]],
+        // The verdict alone: what a rejected write leaves is rejected-changes-nothing's.
         Rule::WriteStaleRejected => vec![vec![script(vec![
             write("file", "client 2's data", 2),
             write("file", "client 1's data", 1),
-            read("file"),
         ])]],
         Rule::RejectedChangesNothing => vec![vec![script(vec![
             write("file", "five", 5),

@@ -8,7 +8,7 @@ use super::judge::{judge, Context, Divergence, Kind, Profile, Seen};
 use super::program::{Program, ProtocolError};
 use super::reference::{Decision, Reference};
 use super::seed::Rule;
-use super::wire::{fmt_time, Reply, Request};
+use super::wire::{fmt_time, LeaseReply, Reply, Request};
 
 /// Something that answers requests: the student's program, or a test's double of it.
 pub trait Subject {
@@ -22,6 +22,10 @@ pub trait Subject {
     fn language(&self) -> &str;
     /// How many requests it has answered, its greeting aside.
     fn answered(&self) -> u64;
+    /// The last lines it wrote on stderr (a warning, a student's debugging output).
+    fn stderr_tail(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Reads and drops the replies still in flight.
     fn drain(&mut self) -> Result<(), ProtocolError> {
         while self.in_flight() > 0 {
@@ -46,6 +50,9 @@ impl Subject for Program {
     }
     fn answered(&self) -> u64 {
         self.calls.saturating_sub(1)
+    }
+    fn stderr_tail(&self) -> Vec<String> {
+        Program::stderr_tail(self)
     }
 }
 
@@ -369,6 +376,73 @@ pub fn plan(script: &Script) -> Vec<Call> {
     calls
 }
 
+/// Plays a repeated script (its steps, `new`, its steps again) and compares the student's second
+/// pass with its own first, whatever the seed says and leaving out the expiries a lease reports
+/// (a clock read from elsewhere moves those): the first call answered otherwise after `new`,
+/// charged to new-starts-over, or `None`. Also every call as played, for the first pass's
+/// verdict.
+pub fn repeat_differs(
+    script: &Script,
+    student: &mut dyn Subject,
+) -> Result<Repeated, ProtocolError> {
+    let calls = plan(script);
+    for call in &calls {
+        student.send(&call.request)?;
+    }
+    let mut played: Vec<Played> = Vec::with_capacity(calls.len());
+    for call in &calls {
+        let got = student.receive()?;
+        played.push(Played {
+            now: call.decision.now,
+            request: call.request.clone(),
+            got,
+        });
+    }
+    let without_expiry = |reply: &Reply| match reply {
+        Reply::Lease(Some(l)) => Reply::Lease(Some(LeaseReply::new(l.token, None))),
+        other => other.clone(),
+    };
+    for (i, call) in calls.iter().enumerate() {
+        let Some(first) = call.repeats else { continue };
+        let (before, after) = (&played[first].got, &played[i].got);
+        if without_expiry(before) != without_expiry(after) {
+            let divergence = Divergence {
+                rule: Rule::NewStartsOver,
+                expected: format!(
+                    "before `new`, the same call answered {}: something from before `new` is \
+                     still there",
+                    before.describe()
+                ),
+                hint: None,
+                kind: Kind::State,
+                not_implemented: None,
+            };
+            let mismatch = Mismatch {
+                transcript: played[..=i].to_vec(),
+                divergence,
+                steps_played: call.step.map_or(0, |s| s + 1),
+            };
+            return Ok(Repeated {
+                leak: Some(mismatch),
+                calls,
+                played,
+            });
+        }
+    }
+    Ok(Repeated {
+        leak: None,
+        calls,
+        played,
+    })
+}
+
+/// A repeated script as played: where its second pass answered otherwise, and every call.
+pub struct Repeated {
+    pub leak: Option<Mismatch>,
+    pub calls: Vec<Call>,
+    pub played: Vec<Played>,
+}
+
 /// Plays `script` on the student's code: `Ok(None)` when every reply is the seed's.
 pub fn play(
     script: &Script,
@@ -382,7 +456,8 @@ pub fn play(
     }
     let found = judge_replies(&calls, scope, student, profile)?;
     student.drain()?;
-    Ok(found)
+    // A difference rounding decides is no verdict: the script agreed as far as it could tell.
+    Ok(found.filter(|m| m.divergence.kind != Kind::Unclear))
 }
 
 /// Reads the replies to `calls` (already sent) and judges them, stopping at the first
@@ -434,11 +509,23 @@ pub fn judge_replies(
         let Some(divergence) = divergence else {
             continue;
         };
+        if divergence.kind == Kind::Unclear {
+            // Float rounding decides here, not a rule: the script is judged up to this call.
+            return Ok(Some(Mismatch {
+                transcript,
+                divergence,
+                steps_played: call.step.map_or(0, |s| s + 1),
+            }));
+        }
+        // A check of one rule reads past only what cannot change what it judges: a lease's own
+        // value of another rule (its expiry), where the check is not about time. An observer's
+        // answer is what a check looks at, and a grant or verdict changes what follows.
         let counts = match scope {
             Scope::All => true,
             Scope::Only(rule) => {
-                divergence.kind == Kind::State
+                divergence.kind != Kind::Value
                     || divergence.rule == rule
+                    || rule.is_about_time()
                     || divergence.not_implemented.is_some()
             }
         };

@@ -101,9 +101,10 @@ impl Rule {
                  shared by every service."
             }
             Rule::LeaseLive => {
-                "A lease granted at time t is live while now < t + lease_seconds (its expires_at): \
-                 until then another client's acquire returns None, and once it has expired the \
-                 lock is free."
+                "A lease granted at time t is live while now < t + lease_seconds (its expires_at; \
+                 its name, client_id and granted_at, where it has them, are the lock's, the \
+                 caller's and t): until then another client's acquire returns None, and once it \
+                 has expired the lock is free."
             }
             Rule::ExpiryBoundary => {
                 "At exactly t + lease_seconds the lease has expired and the lock is free."
@@ -119,7 +120,10 @@ impl Rule {
                 "acquire on a lock with a live lease returns None, even when the caller is the \
                  holder (use renew to keep a lock)."
             }
-            Rule::RenewKeepsToken => "renew keeps the token; only a new grant makes a new one.",
+            Rule::RenewKeepsToken => {
+                "renew keeps the token (and the lease stays the caller's lease of that lock); \
+                 only a new grant makes a new one."
+            }
             Rule::RenewExtendsFromNow => {
                 "renew by the holder of a live lease, with its token, extends it: after a renew at \
                  time t it is live while now < t + lease_seconds."

@@ -89,6 +89,11 @@ fn folder_command(dir: &Path) -> Result<Command, ProtocolError> {
     if !dir.is_dir() {
         return Err(fail(format!("{shown} is not a folder")));
     }
+    // Every path the tools get is absolute: they run in the folder, where a relative path
+    // would be read twice over.
+    let absolute = std::path::absolute(dir)
+        .map_err(|e| fail(format!("could not find where {shown} is: {e}")))?;
+    let dir = absolute.as_path();
     let has = |name: &str| dir.join(name).is_file();
     if has("lock_service.mjs") && has("adapter.mjs") {
         let mut command = Command::new("node");

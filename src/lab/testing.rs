@@ -246,10 +246,7 @@ impl Student {
     }
 
     fn lease_reply(token: u64, expires: f64) -> Reply {
-        Reply::Lease(Some(LeaseReply {
-            token,
-            expires_at: Some(expires),
-        }))
+        Reply::Lease(Some(LeaseReply::new(token, Some(expires))))
     }
 
     fn refused(why: &str) -> Reply {

@@ -159,6 +159,28 @@ pub struct LeaseReply {
     pub token: u64,
     /// `None` when the student's lease object has no expiry field.
     pub expires_at: Option<f64>,
+    /// What else the lease says of itself, where its object has the field.
+    pub says: Box<LeaseSays>,
+}
+
+impl LeaseReply {
+    /// A lease that says only its token and expiry.
+    pub fn new(token: u64, expires_at: Option<f64>) -> LeaseReply {
+        LeaseReply {
+            token,
+            expires_at,
+            says: Box::default(),
+        }
+    }
+}
+
+/// A lease object's other fields, each as it came (`null` included) where the object has it,
+/// `None` where it has no such field: the protocol asks only for the token and the expiry.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeaseSays {
+    pub name: Option<Value>,
+    pub client_id: Option<Value>,
+    pub granted_at: Option<Value>,
 }
 
 /// What the student's code did with one request, read under the one convention.
@@ -188,22 +210,23 @@ pub enum Reply {
 }
 
 impl Reply {
-    /// The reply as a transcript says it: `null`, `lease token 2 (expires 20.0)`, `refused ("...")`.
+    /// The reply as a transcript says it: `none`, `lease token 2 (expires 20.0)`, `refused ("...")`.
+    /// A none is `none` in every language: the seed's word for it.
     pub fn describe(&self) -> String {
         match self {
             Reply::Hello { language } => format!("hello from {}", one_line(language)),
             Reply::Done | Reply::Succeeded { none: None } => "ok".into(),
             Reply::Succeeded { none: Some(word) } => format!("ok (returned {})", one_line(word)),
-            Reply::Lease(None) => "null".into(),
+            Reply::Lease(None) => "none".into(),
             Reply::Lease(Some(l)) => match l.expires_at {
                 Some(e) => format!("lease token {} (expires {})", l.token, fmt_time(e)),
                 None => format!("lease token {}", l.token),
             },
             Reply::Holder(h) | Reply::Value(h) => match h {
                 Some(h) => format!("\"{}\"", one_line(h)),
-                None => "null".into(),
+                None => "none".into(),
             },
-            Reply::Token(t) => t.map_or("null".into(), |t| t.to_string()),
+            Reply::Token(t) => t.map_or("none".into(), |t| t.to_string()),
             Reply::Refused(m) => format!("refused (\"{}\")", one_line(m)),
             Reply::Strange(what) => one_line(what),
             Reply::NotImplemented(m) => format!("not implemented yet ({})", one_line(m)),
@@ -357,7 +380,17 @@ fn lease_of(lease: &Map<String, Value>) -> Result<LeaseReply, &'static str> {
                 .ok_or("its expiry is not a number")?,
         ),
     };
-    Ok(LeaseReply { token, expires_at })
+    let field = |names: &[&str]| names.iter().find_map(|n| lease.get(*n)).cloned();
+    let says = LeaseSays {
+        name: field(&["name"]),
+        client_id: field(&["client_id", "clientId"]),
+        granted_at: field(&["granted_at", "grantedAt"]),
+    };
+    Ok(LeaseReply {
+        token,
+        expires_at,
+        says: Box::new(says),
+    })
 }
 
 /// A JSON value as the transcript shows a returned value with no `shown` of its own.

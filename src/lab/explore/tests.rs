@@ -31,10 +31,10 @@ fn random_scripts_use_the_whole_alphabet() {
         assert!(scripts.iter().any(|s| s.first_token == Some(first)));
     }
     assert!(scripts.iter().all(|s| s.steps.len() == 24 && !s.repeat));
-    for by in [0.001, 0.5, 1.0] {
+    for by in [GRID, 0.5, 1.0] {
         assert!(seen(&|_, step| *step == Step::Advance(by)), "Advance({by})");
     }
-    for offset in [-0.001, 0.0, 0.001] {
+    for offset in [-GRID, 0.0, GRID] {
         assert!(seen(&|_, step| *step == Step::ToExpiry { offset }));
     }
     let kinds: std::collections::BTreeSet<&str> = scripts
@@ -242,7 +242,7 @@ fn every_short_script_is_tried_in_order_until_one_differs() {
 fn the_alphabet_covers_every_way_a_call_can_be_refused() {
     let letters = alphabet();
     assert_eq!(letters.len(), 12);
-    for offset in [-0.001, 0.0] {
+    for offset in [-GRID, 0.0] {
         assert!(letters.contains(&Step::ToExpiry { offset }));
     }
     for token in [TokenOf::Own, TokenOf::OwnEarlier, TokenOf::Holders] {
@@ -304,4 +304,81 @@ fn scripts_stream_many_at_a_time_and_the_first_difference_stops_them() {
         (300, None)
     );
     assert_eq!(correct.calls, 300 * 3);
+}
+
+/// Every clock a script sets, random, exhaustive or a rule's, is on the 1/8 s grid, where a
+/// lease's end is exact in binary.
+#[test]
+fn every_scripts_clock_is_on_the_grid() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let random: Vec<Script> = (0..200).map(|_| random_script(&mut rng, 24)).collect();
+    let named = crate::lab::seed::Rule::ALL
+        .into_iter()
+        .flat_map(|r| crate::lab::rules::aspects_of(r).into_iter().flatten());
+    for script in random.into_iter().chain(exhaustive_scripts(3)).chain(named) {
+        for call in plan(&script) {
+            if let super::super::wire::Request::Clock { now } = call.request {
+                assert_eq!((now / GRID).fract(), 0.0, "{now} in {script:?}");
+            }
+        }
+    }
+}
+
+/// A token named by a grant becomes its number, so the grant it came from can go.
+#[test]
+fn a_token_read_from_grants_becomes_its_number_and_the_grants_go() {
+    let acquire = |client| Step::Acquire {
+        name: "log",
+        client,
+    };
+    let script = Script::new(
+        Some(10.0),
+        Some(1),
+        vec![
+            acquire("client-1"),
+            acquire("client-2"),
+            Step::Advance(20.0),
+            acquire("client-3"),
+            Step::Write {
+                key: "file",
+                value: "a",
+                token: TokenOf::Latest,
+            },
+            Step::Write {
+                key: "file",
+                value: "b",
+                token: TokenOf::Latest,
+            },
+        ],
+    );
+    let mistake = Mistake::WriteStrict;
+    let found = differs(&script, mistake).unwrap();
+    let any = |_: &Mismatch| true;
+    let mut student = Student::new(mistake);
+    let Shrunk::Minimal(shrunk, _) = shrink(
+        script,
+        found,
+        Scope::All,
+        &any,
+        &mut student,
+        Profile::default(),
+    )
+    .unwrap() else {
+        panic!("a strict storage differs every time");
+    };
+    assert_eq!(
+        shrunk.steps,
+        [
+            Step::Write {
+                key: "file",
+                value: "a",
+                token: TokenOf::Exactly(1),
+            },
+            Step::Write {
+                key: "file",
+                value: "b",
+                token: TokenOf::Exactly(1),
+            },
+        ]
+    );
 }

@@ -58,10 +58,7 @@ fn holder() -> Request {
 }
 
 fn lease(token: u64, expires_at: f64) -> Reply {
-    Reply::Lease(Some(LeaseReply {
-        token,
-        expires_at: Some(expires_at),
-    }))
+    Reply::Lease(Some(LeaseReply::new(token, Some(expires_at))))
 }
 
 fn refused() -> Reply {
@@ -111,10 +108,7 @@ fn the_seeds_own_answer_is_no_divergence() {
     );
     assert_eq!(d, None);
     // A lease without an expiry of its own is not judged on its expiry.
-    let no_expiry = Reply::Lease(Some(LeaseReply {
-        token: 1,
-        expires_at: None,
-    }));
+    let no_expiry = Reply::Lease(Some(LeaseReply::new(1, None)));
     assert_eq!(
         charge(Some(10.0), &[], acquire("c"), no_expiry, None, PLAIN),
         None
@@ -162,10 +156,7 @@ fn a_grants_token_is_charged_to_the_counter_rule_it_breaks() {
         ))
     };
     fn lease_reply(token: u64) -> Reply {
-        Reply::Lease(Some(LeaseReply {
-            token,
-            expires_at: None,
-        }))
+        Reply::Lease(Some(LeaseReply::new(token, None)))
     }
     // The first grant: the default first token, or the one given.
     assert_eq!(at(&[], 0, None), Some(Rule::Defaults));
@@ -416,10 +407,10 @@ fn holder_answers_are_charged_to_holder_unless_a_lease_ends_elsewhere() {
         PLAIN,
     )
     .unwrap();
-    assert_eq!((d.rule, d.kind), (Rule::Holder, Kind::Value));
+    assert_eq!((d.rule, d.kind), (Rule::Holder, Kind::Observed));
     assert_eq!(
         d.expected,
-        "the seed gives null: client-1's lease token 1 ran out at 10.0"
+        "the seed gives none: client-1's lease token 1 ran out at 10.0"
     );
     let released = [acquire("client-1"), release("client-1", 1)];
     let d = charge(Some(10.0), &released, holder(), named, Some(10.0), PLAIN);
@@ -474,6 +465,97 @@ fn a_renew_by_the_students_own_wrong_length_is_the_lease_lengths_fault() {
         rule_of(judge(&request, &d, &lease(1, 21.0), &cx)),
         Some(Rule::RenewExtendsFromNow)
     );
+}
+
+/// A lease's other fields are judged where its object has them: its lock, its client and (a
+/// grant) its grant time; a field it does not have is not asked for.
+#[test]
+fn what_a_lease_says_of_itself_is_judged_where_it_says_it() {
+    let says = |name: Value, client: Value, granted_at: Value| {
+        Reply::Lease(Some(LeaseReply {
+            says: Box::new(crate::lab::wire::LeaseSays {
+                name: Some(name),
+                client_id: Some(client),
+                granted_at: Some(granted_at),
+            }),
+            ..LeaseReply::new(1, Some(12.0))
+        }))
+    };
+    use serde_json::{json, Value};
+    let at_2 = [clock(2.0)];
+    let right = says(json!("file"), json!("client-1"), json!(2.0));
+    assert_eq!(
+        charge(Some(10.0), &at_2, acquire("client-1"), right, None, PLAIN),
+        None
+    );
+    let d = charge(
+        Some(10.0),
+        &at_2,
+        acquire("client-1"),
+        says(json!("file"), Value::Null, json!(2.0)),
+        None,
+        PLAIN,
+    )
+    .unwrap();
+    assert_eq!((d.rule, d.kind), (Rule::LeaseLive, Kind::Value));
+    assert_eq!(
+        d.expected,
+        "the lease names its client null; the seed's is the lease of 'file' granted to client-1 \
+         at 2.0"
+    );
+    let d = charge(
+        Some(10.0),
+        &at_2,
+        acquire("client-1"),
+        says(json!("log"), json!("client-1"), json!(2.0)),
+        None,
+        PLAIN,
+    );
+    assert_eq!(rule_of(d), Some(Rule::LeaseLive));
+    let d = charge(
+        Some(10.0),
+        &at_2,
+        acquire("client-1"),
+        says(json!("file"), json!("client-1"), Value::Null),
+        None,
+        PLAIN,
+    );
+    assert_eq!(
+        d.unwrap().expected.split(';').next(),
+        Some("the lease says it was granted at null")
+    );
+    // A renew keeps the caller's lease; its grant time is not judged.
+    let renewing = [acquire("client-1"), clock(4.0)];
+    let renewed = |client: Value| {
+        Reply::Lease(Some(LeaseReply {
+            says: Box::new(crate::lab::wire::LeaseSays {
+                name: Some(json!("file")),
+                client_id: Some(client),
+                granted_at: Some(json!(4.0)),
+            }),
+            ..LeaseReply::new(1, Some(14.0))
+        }))
+    };
+    assert_eq!(
+        charge(
+            Some(10.0),
+            &renewing,
+            renew("client-1", 1),
+            renewed(json!("client-1")),
+            None,
+            PLAIN
+        ),
+        None
+    );
+    let d = charge(
+        Some(10.0),
+        &renewing,
+        renew("client-1", 1),
+        renewed(json!("client-2")),
+        None,
+        PLAIN,
+    );
+    assert_eq!(rule_of(d), Some(Rule::RenewKeepsToken));
 }
 
 #[test]
@@ -704,8 +786,8 @@ fn observers_are_charged_to_the_rule_their_answer_breaks() {
         PLAIN,
     )
     .unwrap();
-    assert_eq!(d.kind, Kind::Value);
-    assert_eq!(d.expected, "the seed gives null: 'log' was never written");
+    assert_eq!(d.kind, Kind::Observed);
+    assert_eq!(d.expected, "the seed gives none: 'log' was never written");
 }
 
 #[test]
@@ -754,10 +836,7 @@ fn seen_keeps_the_expiry_the_student_reported_for_each_lock() {
     seen.note(&holder(), &Reply::Holder(None), 3.0);
     assert_eq!(seen.expiry.get("file"), Some(&Some(12.5)));
     assert_eq!(seen.length.get("file"), Some(&10.0));
-    let no_expiry = Reply::Lease(Some(LeaseReply {
-        token: 3,
-        expires_at: None,
-    }));
+    let no_expiry = Reply::Lease(Some(LeaseReply::new(3, None)));
     seen.note(&renew("client-1", 3), &no_expiry, 4.0);
     assert_eq!(seen.expiry.get("file"), Some(&None));
     seen.note(&acquire("client-2"), &Reply::Lease(None), 4.0);
@@ -766,4 +845,57 @@ fn seen_keeps_the_expiry_the_student_reported_for_each_lock() {
     assert_eq!(seen.length.get("file"), Some(&10.0));
     seen.clear();
     assert!(seen.expiry.is_empty() && seen.length.is_empty());
+}
+
+/// A lock the student finds free after a release the seed refused: the sentence names the
+/// release, not acquire's advice.
+#[test]
+fn a_late_release_is_named_where_its_effect_shows() {
+    let late = [acquire("client-1"), release("client-3", 1)];
+    let d = charge(
+        Some(10.0),
+        &late,
+        acquire("client-1"),
+        lease(2, 10.0),
+        Some(10.0),
+        PLAIN,
+    )
+    .unwrap();
+    assert_eq!(d.rule, Rule::LateRelease);
+    assert_eq!(
+        d.expected,
+        "the seed returns none: client-1 holds the live lease token 1 until 10.0, and a release \
+         with a token the releasing client did not hold then must not have freed it"
+    );
+}
+
+/// Where `now - granted_at < lease_seconds` and `now < expires_at` give different answers (the
+/// last bit of a float, at the very end of a lease), a student's answer either way is not
+/// charged: the difference is unclear.
+#[test]
+fn a_difference_rounding_decides_is_unclear_not_charged() {
+    // 0.501 + 0.5 is 1.001 in binary, but 1.001 - 0.501 is just under 0.5.
+    let setup = [clock(0.501), acquire("client-1"), clock(1.001)];
+    let d = charge(
+        Some(0.5),
+        &setup,
+        acquire("client-2"),
+        Reply::Lease(None),
+        Some(1.001),
+        PLAIN,
+    )
+    .unwrap();
+    assert_eq!(d.kind, Kind::Unclear);
+    // On the scripts' grid of 1/8 s both ways agree: the same bug is charged.
+    let setup = [clock(0.5), acquire("client-1"), clock(1.0)];
+    let d = charge(
+        Some(0.5),
+        &setup,
+        acquire("client-2"),
+        Reply::Lease(None),
+        Some(1.0),
+        PLAIN,
+    )
+    .unwrap();
+    assert_eq!((d.rule, d.kind), (Rule::ExpiryBoundary, Kind::State));
 }

@@ -37,10 +37,7 @@ fn a_program_answers_each_request_in_turn_and_its_calls_are_counted() {
     assert_eq!(program.calls, 2);
     assert_eq!(
         program.call(&acquire()),
-        Ok(Reply::Lease(Some(LeaseReply {
-            token: 3,
-            expires_at: Some(12.5)
-        })))
+        Ok(Reply::Lease(Some(LeaseReply::new(3, Some(12.5)))))
     );
     assert_eq!(
         program.call(&Request::Holder {

@@ -15,10 +15,7 @@ fn acquire(client: &str) -> Request {
 }
 
 fn lease(token: u64, expires_at: f64) -> Reply {
-    Reply::Lease(Some(LeaseReply {
-        token,
-        expires_at: Some(expires_at),
-    }))
+    Reply::Lease(Some(LeaseReply::new(token, Some(expires_at))))
 }
 
 #[test]

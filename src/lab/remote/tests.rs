@@ -28,11 +28,25 @@ fn python() -> (Shared, tempfile::TempDir) {
     (share(command), dir)
 }
 
-/// A program that says hello, then answers the next requests with `replies` in turn (`#`
-/// stands for the request's id), whatever they ask, and exits.
+/// What a program that follows the clock answers to the experiments the backend runs first
+/// (profile.rs): a lease of 5 s with token 7 at 0, renewed at 4 and 6, and token 8 at 5000.
+const EXPERIMENTS: [&str; 8] = [
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"returned":{"token":7,"expires_at":5.0}}"#,
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"returned":{"token":7,"expires_at":9.0}}"#,
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"returned":{"token":7,"expires_at":11.0}}"#,
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"returned":{"token":8,"expires_at":5005.0}}"#,
+];
+
+/// A program that says hello, answers the experiments, then answers the next requests with
+/// `replies` in turn (`#` stands for the request's id), whatever they ask, and exits.
 fn scripted(replies: &[&str]) -> Shared {
     let mut script = SH_HELLO.to_owned();
-    for (id, reply) in replies.iter().enumerate() {
+    let all: Vec<&str> = EXPERIMENTS.iter().chain(replies).copied().collect();
+    for (id, reply) in all.iter().enumerate() {
         script += &format!(
             "\nread l; echo '{}'",
             reply.replace('#', &(id + 1).to_string())
@@ -77,16 +91,27 @@ fn a_correct_program_is_told_in_the_seeds_own_words() {
         return;
     }
     let (program, _dir) = python();
-    let backend = factory(Arc::clone(&program))(&scenario(), FenceCheck::PerKey);
+    let make = factory(Arc::clone(&program));
+    let experimented = calls(&program);
+    assert_eq!(
+        experimented,
+        1 + EXPERIMENTS.len() as u64,
+        "hello and the experiments"
+    );
+    let backend = make(&scenario(), FenceCheck::PerKey);
     let Backend {
         mut locks,
         mut storage,
         ..
     } = backend;
-    assert_eq!(calls(&program), 2, "hello and new");
+    assert_eq!(calls(&program), experimented + 1, "new");
     assert_eq!(locks.next_token(), NextToken::Unknown);
     locks.set_time(0.0);
-    assert_eq!(calls(&program), 2, "the clock is sent only when it changes");
+    assert_eq!(
+        calls(&program),
+        experimented + 1,
+        "the clock is sent only when it changes"
+    );
     assert_eq!(
         locks.acquire("file-lock", "client-1"),
         Some(lease("client-1", 40, 0.0, 8.0))
@@ -202,5 +227,5 @@ fn a_wrong_program_is_told_as_it_answered_and_each_difference_noted() {
     // Reading back what the storage holds is the backend's own call: not judged, so one stale
     // write is one difference.
     assert_eq!(storage.entries()[0].1.value, "y");
-    assert_eq!(calls(&program), 13);
+    assert_eq!(calls(&program), 1 + EXPERIMENTS.len() as u64 + 12);
 }

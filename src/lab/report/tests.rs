@@ -27,6 +27,7 @@ fn a_failure(rule: Rule) -> Box<Failure> {
         played: Vec::new(),
         lease_seconds: 10.0,
         first_token: 1,
+        not_implemented: None,
     })
 }
 
@@ -38,6 +39,7 @@ fn report(outcomes: Vec<Outcome>) -> Report {
         calls: 12345,
         seconds: 0.46,
         error: None,
+        stderr: Vec::new(),
     }
 }
 

@@ -36,7 +36,7 @@ fn write() -> Request {
 }
 
 fn lease(token: u64, expires_at: Option<f64>) -> Reply {
-    Reply::Lease(Some(LeaseReply { token, expires_at }))
+    Reply::Lease(Some(LeaseReply::new(token, expires_at)))
 }
 
 #[test]
@@ -152,7 +152,7 @@ fn replies_are_described_as_a_transcript_says_them() {
             "ok (returned None)",
             false,
         ),
-        (Reply::Lease(None), "null", true),
+        (Reply::Lease(None), "none", true),
         (lease(2, Some(20.0)), "lease token 2 (expires 20.0)", false),
         (
             lease(3, Some(20.0000001)),
@@ -165,11 +165,11 @@ fn replies_are_described_as_a_transcript_says_them() {
             "\"client-1\"",
             false,
         ),
-        (Reply::Holder(None), "null", false),
+        (Reply::Holder(None), "none", false),
         (Reply::Value(Some("v".into())), "\"v\"", false),
-        (Reply::Value(None), "null", false),
+        (Reply::Value(None), "none", false),
         (Reply::Token(Some(7)), "7", false),
-        (Reply::Token(None), "null", false),
+        (Reply::Token(None), "none", false),
         (
             Reply::Refused("not\n  yours".into()),
             "refused (\"not yours\")",
@@ -324,14 +324,23 @@ fn acquire_and_renew_return_a_lease_or_none() {
         ] {
             assert_eq!(parse(none), Ok(Reply::Lease(None)), "{none}");
         }
-        assert_eq!(
+        assert!(matches!(
             parse(r#"{"id":2,"returned":{"token":3,"expires_at":10.5,"name":"file"}}"#),
-            Ok(lease(3, Some(10.5)))
-        );
+            Ok(Reply::Lease(Some(l))) if l.token == 3 && l.expires_at == Some(10.5)
+        ));
         assert_eq!(
             parse(r#"{"id":2,"returned":{"token":3.0,"expiresAt":10}}"#),
             Ok(lease(3, Some(10.0)))
         );
+        // What else the lease says, where it says it, as it came.
+        let Ok(Reply::Lease(Some(l))) = parse(
+            r#"{"id":2,"returned":{"token":1,"clientId":"client-1","name":null,"grantedAt":2}}"#,
+        ) else {
+            panic!("a lease");
+        };
+        assert_eq!(l.says.client_id, Some(json!("client-1")));
+        assert_eq!(l.says.name, Some(Value::Null));
+        assert_eq!(l.says.granted_at, Some(json!(2)));
         assert_eq!(parse(r#"{"id":2,"lease":{"token":3}}"#), Ok(lease(3, None)));
         assert_eq!(
             parse(r#"{"id":2,"returned":{"token":3,"expires_at":null}}"#),
