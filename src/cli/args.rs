@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use super::Failure;
+use crate::lab::Target;
 use crate::sim::systems::System;
 use crate::sim::text::printable;
 use crate::sim::time::{to_ms, MAX_MS};
@@ -167,6 +169,17 @@ pub struct ChaosArgs {
     /// Run on your own LockService and FencedStorage: a folder from `fencing-lab lab init`.
     #[arg(long = "impl", value_name = "DIR")]
     pub implementation: Option<PathBuf>,
+    /// Instead of --impl DIR: your own program that speaks the lab protocol, after `--`, as
+    /// `check` takes it.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+impl ChaosArgs {
+    /// The student's implementation to run on, if any.
+    pub fn target(&self) -> Result<Option<Target>, Failure> {
+        target_of(&self.implementation, &self.command)
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -236,9 +249,35 @@ pub struct WorldArgs {
     /// kubernetes or redlock (see `fencing-lab systems`); one with no token runs unfenced.
     #[arg(long = "as", value_name = "SYSTEM", value_parser = parse_system)]
     pub system: Option<&'static System>,
+    /// Instead of --impl DIR: your own program that speaks the lab protocol, after `--`, as
+    /// `check` takes it.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// The student's implementation named by `--impl DIR` or by a program after `--`, if either.
+pub fn target_of(dir: &Option<PathBuf>, command: &[String]) -> Result<Option<Target>, Failure> {
+    match (dir, command.is_empty()) {
+        (Some(_), false) => Err(Failure::usage(
+            "give either --impl DIR or a program after `--`, not both",
+        )),
+        (Some(dir), true) => Ok(Some(Target::Folder(dir.clone()))),
+        (None, false) => Ok(Some(Target::Command(command.to_vec()))),
+        (None, true) => Ok(None),
+    }
 }
 
 impl WorldArgs {
+    /// The student's implementation to run on, if any.
+    pub fn target(&self) -> Result<Option<Target>, Failure> {
+        target_of(&self.implementation, &self.command)
+    }
+
+    /// Whether a student's implementation is named.
+    pub fn has_impl(&self) -> bool {
+        self.implementation.is_some() || !self.command.is_empty()
+    }
+
     /// Whether fencing starts on, and the check while it is: `--check none` is fencing off.
     pub fn fencing_and_check(&self) -> (bool, FenceCheck) {
         match self.check {
@@ -256,6 +295,7 @@ impl Default for WorldArgs {
             seed: None,
             implementation: None,
             system: None,
+            command: Vec::new(),
         }
     }
 }

@@ -42,16 +42,16 @@ pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> 
         CheckChoice::All => (!args.no_fencing, FenceCheck::PerKey),
     };
     let seed_rule_on = fencing && check == FenceCheck::PerKey;
-    let student = match &args.implementation {
+    let student = match args.target()? {
         None => None,
         Some(_) if !seed_rule_on || args.check == CheckChoice::All => {
             return Err(Failure::usage(
                 "--impl runs your own FencedStorage, whose rule is the one you wrote: drop --no-fencing and --check",
             ))
         }
-        Some(dir) => {
-            let (backend, fault) = super::lab::backend(dir)?;
-            Some((backend, dir.display().to_string(), fault))
+        Some(target) => {
+            let (backend, fault) = super::lab::backend(&target)?;
+            Some((backend, target.describe(), fault))
         }
     };
     let setup = |seed: u64| {
@@ -144,12 +144,10 @@ fn verdict(
 
 /// Who accepted the stale write, and the command that shows it again.
 fn failed_sentence(seed: u64, args: &ChaosArgs) -> String {
-    match &args.implementation {
-        Some(dir) => {
-            let dir = crate::sim::text::printable(&dir.display().to_string()).into_owned();
-            format!(
-                "FAILED: your FencedStorage accepted a stale write; watch it with `fencing-lab tui chaos --seed {seed} --impl {dir}`"
-            )
+    match args.target().ok().flatten() {
+        Some(target) => {
+            let watch = target.lesson_command("chaos", seed);
+            format!("FAILED: your FencedStorage accepted a stale write; watch it with `{watch}`")
         }
         None => format!(
             "FAILED: the seed's rule accepted a stale write; replay it with `fencing-lab chaos --seed {seed}`"

@@ -39,7 +39,7 @@ pub fn check_options(args: &PictureArgs, world: &WorldArgs) -> Result<(), Failur
             )));
         }
     }
-    if args.compare && world.implementation.is_some() {
+    if args.compare && world.has_impl() {
         return Err(Failure::usage(
             "--compare draws the built-in storage with fencing on and off, so it does not take --impl",
         ));
@@ -127,7 +127,7 @@ pub fn export(
     output: &Path,
     until: Option<Ms>,
 ) -> Result<(), Failure> {
-    if world.implementation.is_some() {
+    if world.has_impl() {
         return Err(Failure::usage(
             "the page shows the built-in storage with fencing on and off, so export does not take --impl",
         ));

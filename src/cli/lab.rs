@@ -36,9 +36,9 @@ pub fn init(out: &mut impl Write, language: &str, dir: &Path) -> Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-/// The backend for `--impl DIR`, and the fault to report when the program fails mid-run.
-pub fn backend(dir: &Path) -> Result<(BackendFactory, Fault), Failure> {
-    let target = Target::Folder(dir.to_owned());
+/// The backend for `--impl DIR` or `-- COMMAND`, and the fault to report when the program fails
+/// mid-run.
+pub fn backend(target: &Target) -> Result<(BackendFactory, Fault), Failure> {
     let program = target
         .start(Timeouts::default())
         .map_err(|e| Failure::usage(format!("--impl {}: {e}", target.describe())))?;
@@ -134,17 +134,18 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
 /// scenario (each call a beat, captioned with what it returned and what the seed expected).
 fn open_failure(target: &Target, outcome: &check::Outcome) -> Result<(), Failure> {
     let failure = outcome.failure().expect("a failing outcome");
-    let Target::Folder(dir) = target else {
-        return Err(Failure::usage(
-            "--tui needs a folder (the UI drives the program through its adapter), not a command",
-        ));
+    // The UI runs the same program, a folder's adapter or the command given after `--`.
+    let (implementation, command) = match target {
+        Target::Folder(dir) => (Some(dir.clone()), Vec::new()),
+        Target::Command(words) => (None, words.clone()),
     };
     let (name, world) = match failure.chaos_seed {
         Some(seed) => (
             "chaos".to_owned(),
             super::args::WorldArgs {
                 seed: Some(seed),
-                implementation: Some(dir.clone()),
+                implementation,
+                command,
                 ..Default::default()
             },
         ),
@@ -160,7 +161,8 @@ fn open_failure(target: &Target, outcome: &check::Outcome) -> Result<(), Failure
                 .and_then(|()| std::fs::write(&path, &text))
                 .map_err(|e| Failure::usage(format!("could not write {}: {e}", path.display())))?;
             let world = super::args::WorldArgs {
-                implementation: Some(dir.clone()),
+                implementation,
+                command,
                 ..Default::default()
             };
             let shown = super::open_ui(&path.display().to_string(), &world, None, None);

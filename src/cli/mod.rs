@@ -114,7 +114,7 @@ pub(crate) fn setup_with_impl(
         .seed(seed)
         .fencing(fencing)
         .check(check);
-    let Some(dir) = &world.implementation else {
+    let Some(target) = world.target()? else {
         return Ok((
             match world.system {
                 Some(system) => setup.as_system(system),
@@ -133,11 +133,8 @@ pub(crate) fn setup_with_impl(
             "--impl runs your own FencedStorage, whose rule is the one you wrote: drop --no-fencing and --check",
         ));
     }
-    let (backend, fault) = self::lab::backend(dir)?;
-    Ok((
-        setup.student(backend, dir.display().to_string()),
-        Some(fault),
-    ))
+    let (backend, fault) = self::lab::backend(&target)?;
+    Ok((setup.student(backend, target.describe()), Some(fault)))
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
@@ -288,8 +285,20 @@ pub(crate) fn open_ui(
                 }
                 None => loaded,
             };
-            let setup = match world.implementation.clone().or(loaded.implementation) {
-                Some(dir) => {
+            // A recording is a file people send each other: opening it never runs the program
+            // it names. The implementation runs only when it is given again.
+            let target = world.target()?;
+            if let (None, Some(recorded)) = (&target, &loaded.implementation) {
+                let recorded = printable(&recorded.display().to_string()).into_owned();
+                return Err(Failure::usage(format!(
+                    "{}: the session was recorded on the implementation {recorded}, and a \
+                     recording never runs a program; to replay it on that code, add \
+                     `--impl {recorded}` (or its program after `--`)",
+                    printable(&path.display().to_string())
+                )));
+            }
+            let setup = match target {
+                Some(target) => {
                     let switches = loaded
                         .inputs
                         .iter()
@@ -301,9 +310,9 @@ pub(crate) fn open_ui(
                             printable(&path.display().to_string())
                         )));
                     }
-                    let (backend, watched) = self::lab::backend(&dir)?;
+                    let (backend, watched) = self::lab::backend(&target)?;
                     fault = Some(watched);
-                    loaded.setup.student(backend, dir.display().to_string())
+                    loaded.setup.student(backend, target.describe())
                 }
                 None => loaded.setup,
             };
