@@ -175,3 +175,25 @@ fn the_readme_lists_every_real_system_as_the_tool_does() {
         "fits 80 columns"
     );
 }
+
+/// docs/lab-rules.md lists every rule `check` judges, in the order it runs them, in the words it
+/// prints.
+#[test]
+fn the_lab_rules_page_lists_every_rule_in_check_s_words() {
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/lab-rules.md")).unwrap();
+    let listed: Vec<(String, String)> = page
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| {
+            let (id, rest) = l.split_once("` | ")?;
+            Some((id.to_owned(), rest.strip_suffix(" |")?.to_owned()))
+        })
+        .filter(|(id, _)| fencing_lab::lab::Rule::from_id(id).is_some())
+        .collect();
+    let rules: Vec<(String, String)> = fencing_lab::lab::Rule::ALL
+        .iter()
+        .map(|r| (r.id().to_owned(), r.words().to_owned()))
+        .collect();
+    assert_eq!(listed, rules);
+}

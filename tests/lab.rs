@@ -577,3 +577,206 @@ fn the_minimal_case_becomes_a_lesson_the_ui_can_open() {
     }
     assert!(shown >= 2);
 }
+
+/// A folder named relative to where `check` runs works in every language, and a build leaves
+/// nothing outside the folder.
+#[test]
+fn a_folder_given_by_a_relative_path_is_checked_where_it_is() {
+    let scratch = tempfile::tempdir().unwrap();
+    for (language, name) in [("java", "java-correct"), ("rust", "rust-correct")] {
+        if !can_run(language) {
+            continue;
+        }
+        let dir = build(&entry(language, name), scratch.path());
+        let relative = dir.file_name().unwrap().to_str().unwrap();
+        let output = Command::new(BIN)
+            .current_dir(scratch.path())
+            .args(["check", relative, "--only", "holder"])
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{language}: {out}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(out.contains("✓ holder"), "{out}");
+        assert!(
+            !dir.join(relative).exists(),
+            "{language}: a folder inside itself"
+        );
+    }
+}
+
+/// A program whose `new` keeps state is found out even when another bug shows first in the
+/// script that asks: the second pass is compared with the student's own first.
+#[test]
+fn state_kept_across_new_is_found_whatever_shows_first() {
+    if !can_run("python") {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let mut leaky = entry("python", "python-raise-none/leases-class-attribute");
+    leaky.name = "leaky-and-zero".into();
+    leaky.edit.push(Edit {
+        find: "        return entry[1] if entry is not None else None\n".into(),
+        replace: "        return entry[1] if entry is not None else 0\n".into(),
+    });
+    let dir = build(&leaky, scratch.path());
+    let report = check_target(&Target::Folder(dir), &Plan::default());
+    let starts_over = &report.outcomes[0];
+    assert_eq!(starts_over.check, CheckId::Rule(Rule::NewStartsOver));
+    let failure = starts_over
+        .failure()
+        .unwrap_or_else(|| panic!("{:?}", starts_over.verdict));
+    assert!(
+        failure
+            .expected
+            .starts_with("before `new`, the same call answered "),
+        "{}",
+        failure.expected
+    );
+    // Every other rule's check ran on a fresh program: only never-written's own check fails.
+    for o in &report.outcomes[1..] {
+        if let Verdict::Failed(f) = &o.verdict {
+            assert_eq!(
+                f.rule,
+                Rule::NeverWritten,
+                "{}\n{}",
+                o.id(),
+                report::text(&report)
+            );
+        }
+    }
+}
+
+/// In the lesson, too, a clock read from elsewhere is charged to clock-only.
+#[test]
+fn the_lesson_charges_a_clock_read_elsewhere_to_clock_only() {
+    if !can_run("python") {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = build(
+        &entry("python", "python-compact/monotonic-clock"),
+        scratch.path(),
+    );
+    let (code, out, err) = tool(&[
+        "run",
+        "gc-pause",
+        "--format",
+        "json",
+        "--impl",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let rules: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["event"] == "differs")
+        .map(|e| e["rule"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!rules.is_empty());
+    assert!(rules.iter().all(|r| r == "clock-only"), "{rules:?}");
+}
+
+/// What the program wrote on stderr is shown under the report, escaped: a warning, a student's
+/// print.
+#[test]
+fn what_the_program_wrote_on_stderr_closes_the_report() {
+    if !can_run("python") {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = variant(
+        "python",
+        "python-raise-none",
+        &[(
+            "    def holder(self, name):\n",
+            "    def holder(self, name):\n        print('checking holder of', name)\n",
+        )],
+        scratch.path(),
+    );
+    let (code, out, _) = tool(&["check", dir.to_str().unwrap(), "--only", "holder"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.trim_end().ends_with("checking holder of file"), "{out}");
+    assert!(
+        out.contains("your program wrote on stderr, last: "),
+        "{out}"
+    );
+}
+
+/// A fresh starter's report is one line a check: what to write next.
+#[test]
+fn a_fresh_starter_is_told_what_to_write_next_one_line_a_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let student = dir.path().join("mine");
+    fencing_lab::lab::starter::init("python", &student).unwrap();
+    if !can_run("python") {
+        return;
+    }
+    let (code, out, _) = tool(&["check", student.to_str().unwrap(), "--seeds", "2"]);
+    assert_eq!(code, Some(1));
+    let lines: Vec<&str> = out.lines().collect();
+    // The heading, a line each check, the summary.
+    assert_eq!(lines.len(), 1 + CheckId::all().len() + 1, "{out}");
+    for line in &lines[1..lines.len() - 1] {
+        assert!(line.starts_with("✗ "), "{line}");
+        assert!(
+            line.ends_with("is not implemented yet: write it next"),
+            "{line}"
+        );
+    }
+}
+
+/// A recording is a file people send each other: replaying one that names an implementation
+/// runs nothing until the implementation is given again, and says how to give it.
+#[test]
+fn a_recording_never_runs_the_program_it_names() {
+    if !require("python3", has("python3")) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let student = dir.path().join("theirs");
+    let (code, _, _) = tool(&["lab", "init", "python", student.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    // The program leaves a mark the moment it starts.
+    let mark = dir.path().join("it-ran");
+    let adapter = student.join("adapter.py");
+    let code = std::fs::read_to_string(&adapter).unwrap();
+    std::fs::write(
+        &adapter,
+        format!("open({:?}, 'w').close()\n{code}", mark.to_str().unwrap()),
+    )
+    .unwrap();
+    let recording = dir.path().join("session.json");
+    std::fs::write(
+        &recording,
+        format!(
+            r#"{{"format":1,"scenario":"gc-pause","seed":1,"fencing":true,"check":"per-key","implementation":{:?},"inputs":[]}}"#,
+            student.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = tool(&["tui", "--replay", recording.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("recording never runs a program")
+            && err.contains(&format!("--impl {}", student.to_str().unwrap())),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!mark.exists(), "replaying the recording ran the program");
+    // Given again, it runs (then the UI finds no terminal).
+    let (code, _, err) = tool(&[
+        "tui",
+        "--replay",
+        recording.to_str().unwrap(),
+        "--impl",
+        student.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("needs a terminal"), "{err}");
+    assert!(mark.exists(), "the mark shows when the program runs");
+}

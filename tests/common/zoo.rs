@@ -67,6 +67,11 @@ pub struct Entry {
     pub replace: Option<String>,
     #[serde(default)]
     pub edit: Vec<Edit>,
+    /// Checks the bug must leave not judged (charged to the rule it breaks), not passed: those
+    /// it breaks too, through the rule it breaks (a clock read elsewhere breaks every check of
+    /// when a lease ends).
+    #[serde(default)]
+    pub not_judged: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
