@@ -1,8 +1,9 @@
 //! The lab's budgets (README, Performance), each beside its baseline in the same run:
 //!
-//! - a whole `check` of a correct solution at most 1.5x its floor: the student's own adapter fed
-//!   the very request stream that check sends, from a file, with nothing waiting on it;
-//! - K checks side by side, one a core, at most 1.3x one check;
+//! - a whole `fencing-lab check DIR` of a correct solution, the command a student runs, at most
+//!   1.5x its floor: the student's own adapter fed the very request stream that check sends,
+//!   from a file, with nothing waiting on it;
+//! - K of those commands side by side, one a core, at most 1.3x one;
 //! - the protocol's round trips against the Rust adapter next to the same calls answered
 //!   in-process.
 
@@ -70,6 +71,21 @@ fn recorded_stream(dir: &Path, log: &Path) -> Vec<u8> {
     std::fs::read(log).unwrap()
 }
 
+/// `fencing-lab check DIR`, as a student runs it; it must pass.
+fn check_command(dir: &Path) {
+    let out = Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+        .arg("check")
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 /// The floor: the adapter answers the recorded stream from a file, nothing waiting on it.
 fn floor(dir: &Path, stream: &Path) {
     let words = adapter(dir);
@@ -103,9 +119,8 @@ fn check_against_its_floor(c: &mut Criterion) {
             format!("{language}: floor, the adapter fed the stream"),
             |b| b.iter(|| floor(&dir, &log)),
         );
-        let target = Target::Folder(dir.clone());
-        group.bench_function(format!("{language}: whole check"), |b| {
-            b.iter(|| black_box(whole_check(&target)))
+        group.bench_function(format!("{language}: fencing-lab check DIR"), |b| {
+            b.iter(|| check_command(&dir))
         });
     }
     group.finish();
@@ -129,15 +144,12 @@ fn checks_side_by_side(c: &mut Criterion) {
     let mut group = c.benchmark_group(format!("{k} checks side by side against one (budget 1.3x)"));
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(15));
-    group.bench_function("one check", |b| {
-        let target = Target::Folder(dirs[0].clone());
-        b.iter(|| black_box(whole_check(&target)))
-    });
+    group.bench_function("one check", |b| b.iter(|| check_command(&dirs[0])));
     group.bench_function(format!("{k} checks at once"), |b| {
         b.iter(|| {
             std::thread::scope(|scope| {
                 for dir in &dirs {
-                    scope.spawn(move || whole_check(&Target::Folder(dir.clone())));
+                    scope.spawn(move || check_command(dir));
                 }
             })
         })

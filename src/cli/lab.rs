@@ -84,15 +84,19 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
         startup: Duration::from_millis(args.startup_timeout),
         request: Duration::from_millis(args.timeout),
     };
-    let program = target
-        .start(timeouts)
-        .map_err(|e| Failure::usage(e.sentence))?;
     let plan = Plan {
         chaos_seeds: args.seeds,
         only,
         timeouts,
         ..Plan::default()
     };
+    if only.is_none_or(|id| id == CheckId::Exhaustive) {
+        // Its scripts depend on nothing the program says: plan them while it starts.
+        crate::lab::explore::plan_ahead(plan.bounds.exhaustive_length);
+    }
+    let program = target
+        .start(timeouts)
+        .map_err(|e| Failure::usage(e.sentence))?;
     let text = args.format == CheckFormat::Text;
     if text {
         write!(

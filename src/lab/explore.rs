@@ -3,7 +3,8 @@
 //! scopes do not). Scripts stream to the program many at a time; the first that differs is
 //! shrunk, steps first and then values, to a minimal case.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -11,7 +12,9 @@ use rand_chacha::ChaCha8Rng;
 use super::judge::Profile;
 use super::program::ProtocolError;
 use super::rules::GRID;
-use super::script::{judge_replies, plan, play, Mismatch, Scope, Script, Step, Subject, TokenOf};
+use super::script::{
+    judge_replies, plan, play, Call, Mismatch, Scope, Script, Step, Subject, TokenOf,
+};
 
 const NAMES: [&str; 2] = ["file", "log"];
 const CLIENTS: [&str; 3] = ["client-1", "client-2", "client-3"];
@@ -116,10 +119,26 @@ pub fn random_script(rng: &mut ChaCha8Rng, steps: usize) -> Script {
     )
 }
 
+/// A script with the calls it makes on the seed.
+pub type Planned = Arc<(Script, Vec<Call>)>;
+
 /// Plays scripts one after another with many requests in flight. Returns how many scripts were
 /// judged and the first that differs, with its difference.
 pub fn play_many(
     scripts: impl Iterator<Item = Script>,
+    student: &mut dyn Subject,
+    profile: Profile,
+) -> Result<(u64, Option<(Script, Mismatch)>), ProtocolError> {
+    let planned = scripts.map(|script| {
+        let calls = plan(&script);
+        Arc::new((script, calls))
+    });
+    play_planned(planned, student, profile)
+}
+
+/// [`play_many`] for scripts already planned.
+fn play_planned(
+    scripts: impl Iterator<Item = Planned>,
     student: &mut dyn Subject,
     profile: Profile,
 ) -> Result<(u64, Option<(Script, Mismatch)>), ProtocolError> {
@@ -129,20 +148,20 @@ pub fn play_many(
     let mut judged = 0;
     loop {
         while in_flight < WINDOW {
-            let Some(script) = scripts.next() else { break };
-            let calls = plan(&script);
-            for call in &calls {
+            let Some(planned) = scripts.next() else { break };
+            for call in &planned.1 {
                 student.send(&call.request)?;
             }
-            in_flight += calls.len();
-            queue.push_back((script, calls));
+            in_flight += planned.1.len();
+            queue.push_back(planned);
         }
-        let Some((script, calls)) = queue.pop_front() else {
+        let Some(planned) = queue.pop_front() else {
             return Ok((judged, None));
         };
+        let (script, calls) = &*planned;
         in_flight -= calls.len();
         judged += 1;
-        match judge_replies(&calls, Scope::All, student, profile)? {
+        match judge_replies(calls, Scope::All, student, profile)? {
             // Rounding, not a rule, decides there: the rest of this script is not judged.
             Some(m) if m.divergence.kind == super::judge::Kind::Unclear => {
                 let rest = calls.len() - m.transcript.len();
@@ -152,7 +171,7 @@ pub fn play_many(
             }
             Some(mismatch) => {
                 student.drain()?;
-                return Ok((judged, Some((script, mismatch))));
+                return Ok((judged, Some((script.clone(), mismatch))));
             }
             None => {}
         }
@@ -230,12 +249,46 @@ pub fn exhaustive(
     length: u32,
     profile: Profile,
 ) -> Result<(u64, Option<(Script, Mismatch)>), ProtocolError> {
-    let mut seen = HashSet::new();
-    let scripts = exhaustive_scripts(length).filter(move |script| {
-        let lines: Vec<String> = plan(script).iter().map(|c| c.request.to_line(0)).collect();
-        seen.insert(lines)
+    let scripts = distinct_scripts(length);
+    play_planned(scripts.iter().cloned(), student, profile)
+}
+
+/// The scripts of `length` letters that make different calls on the seed (many make the same:
+/// a refused renew changes nothing), planned once a process: the list depends on nothing but
+/// the length, and grading a class checks many programs with it. A caller that asks while
+/// another thread plans them waits for that plan.
+fn distinct_scripts(length: u32) -> Arc<Vec<Planned>> {
+    type Once = Arc<OnceLock<Arc<Vec<Planned>>>>;
+    static DISTINCT: OnceLock<Mutex<HashMap<u32, Once>>> = OnceLock::new();
+    let once: Once = Arc::clone(
+        DISTINCT
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(length)
+            .or_default(),
+    );
+    let distinct = once.get_or_init(|| {
+        let mut seen = HashSet::new();
+        let mut lines = Vec::new();
+        let distinct = exhaustive_scripts(length).filter_map(|script| {
+            let calls = plan(&script);
+            lines.clear();
+            for call in &calls {
+                call.request.write_line(0, &mut lines);
+                lines.push(b'\n');
+            }
+            seen.insert(lines.clone())
+                .then(|| Arc::new((script, calls)))
+        });
+        Arc::new(distinct.collect())
     });
-    play_many(scripts, student, profile)
+    Arc::clone(distinct)
+}
+
+/// Plans the exhaustive scripts of `length` on another thread, while a program starts.
+pub fn plan_ahead(length: u32) {
+    std::thread::spawn(move || distinct_scripts(length));
 }
 
 /// Every script of `length` letters, in counting order (the first letter varying fastest).

@@ -4,9 +4,9 @@
 //! request, what came back and the end of the program's stderr.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -75,15 +75,26 @@ enum Line {
 struct Pending {
     id: u64,
     request: Request,
-    sent: Instant,
+    /// When the request reached the writer thread; `None` while it waits in the outbox.
+    sent: Option<Instant>,
 }
+
+/// How many bytes of requests wait in the outbox before they go to the program even though
+/// nothing waits for a reply yet.
+const OUTBOX_BYTES: usize = 64 * 1024;
 
 /// A running program that speaks the protocol.
 pub struct Program {
     child: Child,
-    /// Lines for the writer thread; `None` once the program is stopped.
-    stdin: Option<Sender<String>>,
-    lines: Receiver<(Instant, Line)>,
+    /// Batches of request lines for the writer thread; `None` once the program is stopped.
+    stdin: Option<Sender<Vec<u8>>>,
+    /// Request lines not yet handed to the writer: requests go in batches, one hand-over (and
+    /// one write) for many, when a reply is awaited or the batch is large.
+    outbox: Vec<u8>,
+    /// Batches of reply lines, each stamped with when it arrived.
+    lines: Receiver<(Instant, Vec<Line>)>,
+    /// Lines of the last batch not yet read.
+    arrived: VecDeque<(Instant, Line)>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     next_id: u64,
     timeouts: Timeouts,
@@ -129,8 +140,10 @@ impl Program {
         });
         let mut program = Program {
             stdin: Some(to_stdin),
+            outbox: Vec::new(),
             child,
             lines,
+            arrived: VecDeque::new(),
             stderr: tail,
             next_id: 0,
             timeouts,
@@ -160,19 +173,56 @@ impl Program {
         }
         let id = self.next_id;
         self.next_id += 1;
-        let sent = self
-            .stdin
-            .as_ref()
-            .is_some_and(|stdin| stdin.send(request.to_line(id)).is_ok());
-        if !sent {
-            return Err(self.exited(request, id));
-        }
+        request.write_line(id, &mut self.outbox);
+        self.outbox.push(b'\n');
         self.pending.push_back(Pending {
             id,
             request: request.clone(),
-            sent: Instant::now(),
+            sent: None,
         });
+        if self.outbox.len() >= OUTBOX_BYTES {
+            self.flush()?;
+        }
         Ok(())
+    }
+
+    /// Hands the outbox to the writer thread; each request's time starts now.
+    pub fn flush(&mut self) -> Result<(), ProtocolError> {
+        if self.outbox.is_empty() {
+            return Ok(());
+        }
+        let batch = std::mem::take(&mut self.outbox);
+        let handed = self
+            .stdin
+            .as_ref()
+            .is_some_and(|stdin| stdin.send(batch).is_ok());
+        let now = Instant::now();
+        for pending in self.pending.iter_mut().rev() {
+            if pending.sent.is_some() {
+                break;
+            }
+            pending.sent = Some(now);
+        }
+        if !handed {
+            let (request, id) = self
+                .pending
+                .back()
+                .map(|p| (p.request.clone(), p.id))
+                .expect("a flushed request is pending");
+            return Err(self.exited(&request, id));
+        }
+        Ok(())
+    }
+
+    /// The next reply line, waiting at most `wait` for it.
+    fn next_line(&mut self, wait: Duration) -> Result<(Instant, Line), RecvTimeoutError> {
+        if let Some(line) = self.arrived.pop_front() {
+            return Ok(line);
+        }
+        let (at, batch) = self.lines.recv_timeout(wait)?;
+        self.arrived
+            .extend(batch.into_iter().map(|line| (at, line)));
+        self.arrived.pop_front().ok_or(RecvTimeoutError::Timeout)
     }
 
     /// How many requests are written and not yet answered.
@@ -185,9 +235,11 @@ impl Program {
         if let Some(e) = &self.broken {
             return Err(e.clone());
         }
+        self.flush()?;
         let Some(Pending { id, request, sent }) = self.pending.pop_front() else {
             return Err(ProtocolError::new("no request is waiting for a reply"));
         };
+        let sent = sent.expect("flushed before a reply is awaited");
         // The program could start on this request once it was written and the previous one
         // was answered; its time runs from then.
         let allowed = if id == 0 {
@@ -199,7 +251,7 @@ impl Program {
         // The reader thread stamps each line as it arrives, and the stamp decides whether it
         // came in time; the grace only lets a busy reader thread catch up.
         let wait = deadline.saturating_duration_since(Instant::now()) + READER_GRACE;
-        let received = match self.lines.recv_timeout(wait) {
+        let received = match self.next_line(wait) {
             Ok((at, Line::Text(text))) if at <= deadline => {
                 self.last_reply = at;
                 text
@@ -314,66 +366,58 @@ fn describe_command(command: &Command) -> String {
     printable(&words.join(" ")).into_owned()
 }
 
-/// Writes request lines as they come, flushing whenever no more are waiting, so a burst of
-/// requests costs few system calls and a lone one is not held back.
-fn write_lines(stdin: impl Write, requests: Receiver<String>) {
-    let mut out = BufWriter::with_capacity(64 * 1024, stdin);
-    while let Ok(line) = requests.recv() {
-        let mut next = Some(line);
-        while let Some(line) = next {
-            if writeln!(out, "{line}").is_err() {
-                return;
-            }
-            next = match requests.try_recv() {
-                Ok(line) => Some(line),
-                Err(TryRecvError::Empty) => None,
-                Err(TryRecvError::Disconnected) => {
-                    let _ = out.flush();
-                    return;
-                }
-            };
-        }
-        if out.flush().is_err() {
+/// Writes each batch of request lines as it comes: one write for many requests.
+fn write_lines(mut stdin: impl Write, batches: Receiver<Vec<u8>>) {
+    while let Ok(batch) = batches.recv() {
+        if stdin
+            .write_all(&batch)
+            .and_then(|()| stdin.flush())
+            .is_err()
+        {
             return;
         }
     }
 }
 
-/// Reads stdout a line at a time, never holding more than [`MAX_LINE`] bytes of one line, and
-/// stamps each line with when it arrived.
-fn read_lines(stdout: impl Read, send: Sender<(Instant, Line)>) {
-    let mut reader = BufReader::new(stdout);
+/// Reads stdout, never holding more than [`MAX_LINE`] bytes of one line, and passes on the
+/// complete lines of each read together, stamped with when they arrived.
+fn read_lines(stdout: impl Read, send: Sender<(Instant, Vec<Line>)>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let mut line = Vec::new();
     loop {
-        let (consumed, done) = match reader.fill_buf() {
+        let chunk = match reader.fill_buf() {
             Ok([]) | Err(_) => {
-                let _ = send.send((Instant::now(), Line::Closed));
+                let _ = send.send((Instant::now(), vec![Line::Closed]));
                 return;
             }
-            Ok(chunk) => match chunk.iter().position(|&b| b == b'\n') {
-                Some(end) => {
-                    line.extend_from_slice(&chunk[..end]);
-                    (end + 1, true)
-                }
-                None => {
-                    line.extend_from_slice(chunk);
-                    (chunk.len(), false)
-                }
-            },
+            Ok(chunk) => chunk,
         };
-        reader.consume(consumed);
-        if line.len() > MAX_LINE {
-            let _ = send.send((Instant::now(), Line::TooLong));
-            return;
-        }
-        if done {
+        let at = Instant::now();
+        let mut batch = Vec::new();
+        let mut rest = chunk;
+        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+            line.extend_from_slice(&rest[..end]);
+            rest = &rest[end + 1..];
+            if line.len() > MAX_LINE {
+                break;
+            }
             let text = String::from_utf8_lossy(&line)
                 .trim_end_matches('\r')
                 .to_owned();
             line.clear();
-            if send.send((Instant::now(), Line::Text(text))).is_err() {
-                return;
-            }
+            batch.push(Line::Text(text));
+        }
+        if line.len() <= MAX_LINE {
+            line.extend_from_slice(rest);
+        }
+        let consumed = chunk.len();
+        reader.consume(consumed);
+        let too_long = line.len() > MAX_LINE;
+        if too_long {
+            batch.push(Line::TooLong);
+        }
+        if !batch.is_empty() && send.send((at, batch)).is_err() || too_long {
+            return;
         }
     }
 }

@@ -12,8 +12,13 @@ use super::wire::{fmt_time, LeaseReply, Reply, Request};
 
 /// Something that answers requests: the student's program, or a test's double of it.
 pub trait Subject {
-    /// Writes a request without waiting for its reply.
+    /// Writes a request without waiting for its reply (it may wait in a batch until
+    /// [`Subject::flush`] or the next [`Subject::receive`]).
     fn send(&mut self, request: &Request) -> Result<(), ProtocolError>;
+    /// Lets the program start on every request sent, before any reply is awaited.
+    fn flush(&mut self) -> Result<(), ProtocolError> {
+        Ok(())
+    }
     /// The reply to the oldest request in flight.
     fn receive(&mut self) -> Result<Reply, ProtocolError>;
     /// How many requests are in flight.
@@ -38,6 +43,9 @@ pub trait Subject {
 impl Subject for Program {
     fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
         Program::send(self, request)
+    }
+    fn flush(&mut self) -> Result<(), ProtocolError> {
+        Program::flush(self)
     }
     fn receive(&mut self) -> Result<Reply, ProtocolError> {
         Program::receive(self)

@@ -303,3 +303,51 @@ fn dropping_a_program_kills_it() {
     drop(program);
     assert!(!proc.exists(), "{pid} still runs");
 }
+
+/// Replies read together are passed on together, and a line too long among them ends the
+/// program only where it comes: the good replies before it are still answers.
+#[test]
+fn replies_read_together_keep_their_order_up_to_a_line_too_long() {
+    let script = format!(
+        r#"{SH_HELLO}
+        read a; read b; read c; read d
+        {{ printf '{{"id":1,"done":true}}\n{{"id":2,"done":true}}\n{{"id":3,"done":true}}\n'; head -c {} /dev/zero | tr '\0' x; printf '\n'; }}
+        exec sleep 5"#,
+        MAX_LINE + 1
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    for n in 0..4 {
+        program.send(&Request::Clock { now: n as f64 }).unwrap();
+    }
+    for _ in 0..3 {
+        assert_eq!(program.receive(), Ok(Reply::Done));
+    }
+    assert_eq!(
+        program.receive().unwrap_err().sentence,
+        "the program replied with a line longer than 1 MiB at request 4 (clock = 3.0); \
+         it wrote nothing on stderr"
+    );
+}
+
+/// A request sent waits in a batch only until the program is let start on it: `flush` hands
+/// it over without waiting for its reply, and its time runs from then.
+#[test]
+fn a_flushed_request_reaches_the_program_before_any_reply_is_awaited() {
+    let mark = tempfile::tempdir().unwrap();
+    let file = mark.path().join("got");
+    let script = format!(
+        r#"{SH_HELLO}
+        read l; echo "$l" > '{}'; echo '{{"id":1,"done":true}}'; exec sleep 5"#,
+        file.display()
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    program.send(&Request::Clock { now: 1.0 }).unwrap();
+    program.flush().unwrap();
+    let waited = Instant::now();
+    let got = || std::fs::read_to_string(&file).unwrap_or_default();
+    while !got().ends_with('\n') && waited.elapsed() < PATIENT {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(got(), "{\"op\":\"clock\",\"now\":1.0,\"id\":1}\n");
+    assert_eq!(program.receive(), Ok(Reply::Done));
+}
