@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -79,6 +80,11 @@ struct Pending {
     sent: Option<Instant>,
 }
 
+/// How long the reader waits, after a read, while replies are still due: they gather in the
+/// pipe meanwhile and one read takes many. A program answers each request with its own write,
+/// and waking for each would cost the checker more than the program spends answering.
+const GATHER: Duration = Duration::from_micros(150);
+
 /// How many bytes of requests wait in the outbox before they go to the program even though
 /// nothing waits for a reply yet.
 const OUTBOX_BYTES: usize = 64 * 1024;
@@ -95,6 +101,8 @@ pub struct Program {
     lines: Receiver<(Instant, Vec<Line>)>,
     /// Lines of the last batch not yet read.
     arrived: VecDeque<(Instant, Line)>,
+    /// Replies handed over and not yet read by the reader thread.
+    due: Arc<AtomicUsize>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     next_id: u64,
     timeouts: Timeouts,
@@ -123,7 +131,9 @@ impl Program {
         let stderr = child.stderr.take().expect("piped stderr");
         let stdin = child.stdin.take().expect("piped stdin");
         let (send, lines) = mpsc::channel();
-        std::thread::spawn(move || read_lines(stdout, send));
+        let due = Arc::new(AtomicUsize::new(0));
+        let reader_due = Arc::clone(&due);
+        std::thread::spawn(move || read_lines(stdout, send, &reader_due));
         let (to_stdin, requests) = mpsc::channel();
         std::thread::spawn(move || write_lines(stdin, requests));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
@@ -144,6 +154,7 @@ impl Program {
             child,
             lines,
             arrived: VecDeque::new(),
+            due,
             stderr: tail,
             next_id: 0,
             timeouts,
@@ -192,15 +203,20 @@ impl Program {
             return Ok(());
         }
         let batch = std::mem::take(&mut self.outbox);
+        let handing_over = self
+            .pending
+            .iter()
+            .rev()
+            .take_while(|p| p.sent.is_none())
+            .count();
+        // Counted before the program can answer, so the reader never sees a reply not yet due.
+        self.due.fetch_add(handing_over, Ordering::SeqCst);
         let handed = self
             .stdin
             .as_ref()
             .is_some_and(|stdin| stdin.send(batch).is_ok());
         let now = Instant::now();
-        for pending in self.pending.iter_mut().rev() {
-            if pending.sent.is_some() {
-                break;
-            }
+        for pending in self.pending.iter_mut().rev().take(handing_over) {
             pending.sent = Some(now);
         }
         if !handed {
@@ -381,7 +397,7 @@ fn write_lines(mut stdin: impl Write, batches: Receiver<Vec<u8>>) {
 
 /// Reads stdout, never holding more than [`MAX_LINE`] bytes of one line, and passes on the
 /// complete lines of each read together, stamped with when they arrived.
-fn read_lines(stdout: impl Read, send: Sender<(Instant, Vec<Line>)>) {
+fn read_lines(stdout: impl Read, send: Sender<(Instant, Vec<Line>)>, due: &AtomicUsize) {
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let mut line = Vec::new();
     loop {
@@ -416,8 +432,18 @@ fn read_lines(stdout: impl Read, send: Sender<(Instant, Vec<Line>)>) {
         if too_long {
             batch.push(Line::TooLong);
         }
+        let lines = batch.len();
         if !batch.is_empty() && send.send((at, batch)).is_err() || too_long {
             return;
+        }
+        // Saturating: a program may print a line no request asked for.
+        let before = due
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |d| {
+                Some(d.saturating_sub(lines))
+            })
+            .unwrap_or(0);
+        if before > lines {
+            std::thread::sleep(GATHER);
         }
     }
 }

@@ -351,3 +351,23 @@ fn a_flushed_request_reaches_the_program_before_any_reply_is_awaited() {
     assert_eq!(got(), "{\"op\":\"clock\",\"now\":1.0,\"id\":1}\n");
     assert_eq!(program.receive(), Ok(Reply::Done));
 }
+
+/// The reader gathers replies only while some are due: once every reply is in, none is counted
+/// as due, so a lone request later is read the moment it is answered.
+#[test]
+fn no_reply_is_counted_due_once_every_reply_is_in() {
+    let script = format!(
+        r#"{SH_HELLO}
+        i=1; while read l; do echo "{{\"id\":$i,\"done\":true}}"; i=$((i+1)); done"#
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    for n in 0..50 {
+        program.send(&Request::Clock { now: n as f64 }).unwrap();
+        assert_eq!(program.receive(), Ok(Reply::Done));
+    }
+    for n in 0..50 {
+        program.send(&Request::Clock { now: n as f64 }).unwrap();
+    }
+    program.drain().unwrap();
+    assert_eq!(program.due.load(Ordering::SeqCst), 0);
+}
