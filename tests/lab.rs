@@ -780,3 +780,76 @@ fn a_recording_never_runs_the_program_it_names() {
     assert!(err.contains("needs a terminal"), "{err}");
     assert!(mark.exists(), "the mark shows when the program runs");
 }
+
+/// A syntax error in the student's file is one sentence that names the file, the line and the
+/// error, in every language, whatever the interpreter prints around it.
+#[test]
+fn a_syntax_error_names_its_file_line_and_error_in_every_language() {
+    let scratch = tempfile::tempdir().unwrap();
+    let mut cases: Vec<(PathBuf, Vec<String>)> = Vec::new();
+    let made = std::cell::Cell::new(0);
+    let starter = |language: &str| {
+        made.set(made.get() + 1);
+        let dir = scratch.path().join(format!("{language}-{}", made.get()));
+        let (code, _, _) = tool(&["lab", "init", language, dir.to_str().unwrap()]);
+        assert_eq!(code, Some(0));
+        dir
+    };
+    if can_run("python") {
+        let dir = starter("python");
+        std::fs::write(
+            dir.join("lock_service.py"),
+            "class LockService:\n    def acquire(self, name\n",
+        )
+        .unwrap();
+        let expected = vec![
+            "lock_service.py\", line 2".into(),
+            "SyntaxError: '(' was never closed".into(),
+        ];
+        cases.push((dir, expected));
+    }
+    if can_run("js") {
+        for (source, at, error) in [
+            (
+                "export class LockService {\n  acquire(name) { return name +; }\n}\n",
+                "lock_service.mjs:2:32",
+                "SyntaxError: Unexpected token ';'",
+            ),
+            // At the end of the file node prints no caret.
+            (
+                "export class LockService {\n  acquire( {\n}\n",
+                "lock_service.mjs:4",
+                "SyntaxError: Unexpected end of input",
+            ),
+        ] {
+            let dir = starter("js");
+            std::fs::write(dir.join("lock_service.mjs"), source).unwrap();
+            cases.push((dir, vec![at.into(), error.into()]));
+        }
+    }
+    if can_run("java") {
+        let dir = starter("java");
+        let file = dir.join("LockService.java");
+        let source = std::fs::read_to_string(&file).unwrap();
+        let line = source.lines().position(|l| l.contains('{')).unwrap() + 1;
+        std::fs::write(&file, source.replacen('{', "{ int x = ;", 1)).unwrap();
+        cases.push((
+            dir,
+            vec![
+                format!("LockService.java:{line}: error: illegal start of expression"),
+                "does not compile".into(),
+            ],
+        ));
+    }
+    for (dir, expected) in cases {
+        let (code, out, err) = tool(&["check", dir.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{}: {err}", dir.display());
+        assert!(out.is_empty() || !out.contains('✓'), "{out}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        for part in expected {
+            assert!(err.contains(&part), "{}: no {part:?} in {err}", dir.display());
+        }
+        assert!(!err.contains("node:internal"), "{err}");
+        assert!(!err.contains("TypeScript"), "{err}");
+    }
+}

@@ -38,7 +38,7 @@ const TYPESCRIPT = [".mts", ".ts"]
 
 /** Where a module that failed to compile went wrong, as node prints it: file:line, the source
  * line and a caret under the place. */
-const PLACE = /^(file:\/\/[^\n]*?|\/[^\n]*?|[A-Za-z]:\\[^\n]*?):(\d+)\r?\n([^\n]*)\r?\n( *)\^/m;
+const PLACE = /^(file:\/\/[^\n]*?|\/[^\n]*?|[A-Za-z]:\\[^\n]*?):(\d+)\r?\n([^\n]*)\r?\n( *)(\^?)/m;
 
 function placeIn(text) {
   const match = typeof text === "string" ? PLACE.exec(text) : null;
@@ -47,6 +47,8 @@ function placeIn(text) {
   try {
     if (file.startsWith("file://")) file = fileURLToPath(file);
   } catch {}
+  // An error at the end of the file ("Unexpected end of input") has no caret: say the line.
+  if (match[5] === "") return { where: `${file}:${match[2]}`, source: match[3], caret: "^ (the end of the file)" };
   return { where: `${file}:${match[2]}:${match[4].length + 1}`, source: match[3], caret: `${match[4]}^` };
 }
 
@@ -78,7 +80,8 @@ function loadFailure(err) {
   } else if (err instanceof SyntaxError) {
     const place = syntaxErrorPlace(err);
     if (place === null) {
-      lines.push(String(err.stack));
+      // Node's own frames say nothing about your file, and would hide the error's first line.
+      lines.push(...String(err.stack).split("\n").filter((l) => !/^\s+at .*\(?node:internal/.test(l)));
     } else {
       lines.push(place.where, place.source, place.caret, `SyntaxError: ${err.message}`, `    at ${place.where}`);
     }
