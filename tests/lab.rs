@@ -847,9 +847,118 @@ fn a_syntax_error_names_its_file_line_and_error_in_every_language() {
         assert!(out.is_empty() || !out.contains('✓'), "{out}");
         assert_eq!(err.lines().count(), 1, "{err}");
         for part in expected {
-            assert!(err.contains(&part), "{}: no {part:?} in {err}", dir.display());
+            assert!(
+                err.contains(&part),
+                "{}: no {part:?} in {err}",
+                dir.display()
+            );
         }
         assert!(!err.contains("node:internal"), "{err}");
         assert!(!err.contains("TypeScript"), "{err}");
+    }
+}
+
+/// The same check in every autograder format: JUnit's test cases and failures are the JSON's
+/// checks, Gradescope's tests carry its documented fields and the points file's points, and
+/// every format keeps the checks decided before a protocol error, and the error.
+#[test]
+fn every_report_format_tells_the_same_checks() {
+    if !can_run("python") {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let wrong = build(
+        &entry("python", "python-raise-none/renew-ignores-token"),
+        scratch.path(),
+    );
+    // Dies in its 300th holder call, after some checks have passed.
+    let dies = variant(
+        "python",
+        "python-raise-none",
+        &[(
+            "    def holder(self, name):\n",
+            "    def holder(self, name):\n        global calls\n        calls = globals().get('calls', 0) + 1\n        if calls == 300: import sys; sys.exit(3)\n",
+        )],
+        scratch.path(),
+    );
+    let points = scratch.path().join("points.toml");
+    std::fs::write(&points, "late-renew = 4\nchaos = 2.5\n").unwrap();
+    let points = points.to_str().unwrap();
+    for (dir, code) in [(&wrong, 1), (&dies, 2)] {
+        let dir = dir.to_str().unwrap();
+        let (c, json, _) = tool(&["check", dir, "--format", "json", "--points", points]);
+        assert_eq!(c, Some(code), "{json}");
+        let json: Value = serde_json::from_str(&json).unwrap();
+        let checks = json["checks"].as_array().unwrap();
+        let (c, xml, _) = tool(&["check", dir, "--format", "junit"]);
+        assert_eq!(c, Some(code), "{xml}");
+        let doc = roxmltree::Document::parse(&xml).expect("JUnit is XML");
+        let cases: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .collect();
+        let protocol = cases
+            .iter()
+            .filter(|c| c.attribute("name") == Some("protocol"));
+        assert_eq!(protocol.count(), usize::from(code == 2), "{xml}");
+        let cases: Vec<_> = cases
+            .into_iter()
+            .filter(|c| c.attribute("name") != Some("protocol"))
+            .collect();
+        assert_eq!(cases.len(), checks.len());
+        for (case, check) in cases.iter().zip(checks) {
+            assert_eq!(case.attribute("name"), check["id"].as_str());
+            let inner = case.children().find(|c| c.is_element());
+            let kind = inner.map_or("passed", |e| e.tag_name().name());
+            let expected = match check["verdict"].as_str().unwrap() {
+                "passed" => "passed",
+                "failed" => "failure",
+                _ => "skipped",
+            };
+            assert_eq!(kind, expected, "{}", check["id"]);
+            if kind == "failure" {
+                assert_eq!(
+                    inner.unwrap().attribute("type"),
+                    check["charged_to"].as_str()
+                );
+            }
+        }
+        let (c, results, _) = tool(&["check", dir, "--format", "gradescope", "--points", points]);
+        assert_eq!(c, Some(code), "{results}");
+        let results: Value = serde_json::from_str(&results).unwrap();
+        let tests = results["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), checks.len());
+        for (test, check) in tests.iter().zip(checks) {
+            assert_eq!(test["name"], check["id"]);
+            assert_eq!(test["score"], check["points"]);
+            assert_eq!(test["max_score"], check["max_points"]);
+            assert_eq!(test["status"] == "passed", check["passed"] == true);
+            assert!(test["output"]
+                .as_str()
+                .unwrap()
+                .contains(check["id"].as_str().unwrap()));
+        }
+        assert_eq!(results["score"], json["score"]);
+        if code == 1 {
+            let late = checks.iter().find(|c| c["id"] == "late-renew").unwrap();
+            assert_eq!(
+                (late["points"].as_f64(), late["max_points"].as_f64()),
+                (Some(0.0), Some(4.0))
+            );
+            assert_eq!(json["max_score"], 4.0 + 2.5 + 23.0);
+        } else {
+            // The checks decided before the program died are kept, some of them passed.
+            assert!(json["passed"].as_u64().unwrap() > 0, "{json}");
+            assert!(json["not_run"].as_u64().unwrap() > 0, "{json}");
+            assert!(json["error"]
+                .as_str()
+                .unwrap()
+                .contains("exited with status 3"));
+            let said = results["output"].as_str().unwrap();
+            assert!(
+                said.contains("The check stopped: the program exited with status 3"),
+                "{said}"
+            );
+        }
     }
 }

@@ -201,9 +201,14 @@ pub struct CheckArgs {
     /// Instead of a folder: the program to run, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
-    /// text for people, json for autograders.
+    /// text for people; json, junit (JUnit XML, for CI) or gradescope (Gradescope's
+    /// results.json) for autograders.
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
+    /// What each check is worth: a TOML table of check id to points (one point each by
+    /// default), for json and gradescope.
+    #[arg(long, value_name = "FILE")]
+    pub points: Option<PathBuf>,
     /// How long the program may take to answer one request, in seconds.
     #[arg(long, value_name = "S", default_value = "2", value_parser = parse_duration, allow_hyphen_values = true)]
     pub timeout: Ms,
@@ -227,6 +232,8 @@ pub struct CheckArgs {
 pub enum CheckFormat {
     Text,
     Json,
+    Junit,
+    Gradescope,
 }
 
 /// Settings every world-playing command shares.

@@ -9,10 +9,12 @@ use std::time::Duration;
 use super::args::{CheckArgs, CheckFormat};
 use super::Failure;
 use crate::lab::check::CheckId;
+use crate::lab::points::Points;
 use crate::lab::remote::{self, Fault};
 use crate::lab::wire::{fmt_time, Reply, Request};
-use crate::lab::{check, report, starter, Plan, Target, Timeouts};
+use crate::lab::{autograder, check, report, starter, Plan, Report, Target, Timeouts};
 use crate::sim::backend::BackendFactory;
+use crate::sim::scenario::read_text_file;
 use crate::sim::text::printable;
 use crate::sim::Scenario;
 
@@ -94,9 +96,21 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
         // Its scripts depend on nothing the program says: plan them while it starts.
         crate::lab::explore::plan_ahead(plan.bounds.exhaustive_length);
     }
-    let program = target
-        .start(timeouts)
-        .map_err(|e| Failure::usage(e.sentence))?;
+    let points = match &args.points {
+        Some(path) => read_points(path)?,
+        None => Points::default(),
+    };
+    let program = match target.start(timeouts) {
+        Ok(program) => program,
+        Err(e) => {
+            // An autograder still gets its report: every check not run, and why.
+            if args.format != CheckFormat::Text {
+                let report = Report::not_started(&target, &plan, &e.sentence);
+                write_report(out, args.format, &report, &points)?;
+            }
+            return Err(Failure::usage(e.sentence));
+        }
+    };
     let text = args.format == CheckFormat::Text;
     if text {
         write!(
@@ -114,11 +128,7 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
         }
     });
     written?;
-    match args.format {
-        CheckFormat::Text => write!(out, "{}", report::summary(&report))?,
-        CheckFormat::Json => writeln!(out, "{}", report::json(&report))?,
-    }
-    out.flush()?;
+    write_report(out, args.format, &report, &points)?;
     if let Some(error) = &report.error {
         return Err(Failure::usage(printable(error).into_owned()));
     }
@@ -132,6 +142,34 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The report in `format` (text: its summary, the checks having gone out as decided).
+fn write_report(
+    out: &mut impl Write,
+    format: CheckFormat,
+    report: &Report,
+    points: &Points,
+) -> Result<(), Failure> {
+    match format {
+        CheckFormat::Text => write!(out, "{}", report::summary(report))?,
+        CheckFormat::Json => writeln!(out, "{}", report::json(report, points))?,
+        CheckFormat::Junit => write!(out, "{}", autograder::junit(report))?,
+        CheckFormat::Gradescope => writeln!(out, "{}", autograder::gradescope(report, points))?,
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The most a points file may hold.
+const MAX_POINTS_BYTES: u64 = 64 * 1024;
+
+/// `--points FILE`, read and checked before any program runs.
+pub fn read_points(path: &Path) -> Result<Points, Failure> {
+    let shown = printable(&path.display().to_string()).into_owned();
+    let text = read_text_file(path, MAX_POINTS_BYTES, "a points file")
+        .map_err(|why| Failure::usage(format!("--points {shown} {why}")))?;
+    Points::parse(&text, &shown).map_err(Failure::usage)
 }
 
 /// Opens a failure in the UI: the chaos seed on the student's code, or the minimal case made a

@@ -190,6 +190,27 @@ impl Report {
     pub fn first_failure(&self) -> Option<&Outcome> {
         self.outcomes.iter().find(|o| o.failure().is_some())
     }
+
+    /// The report of a program that could not start (it did not build, compile or greet):
+    /// every check the plan names not run, and `error` why.
+    pub fn not_started(target: &Target, plan: &Plan, error: &str) -> Report {
+        let checks = match plan.only {
+            Some(only) => vec![only],
+            None => CheckId::all(),
+        };
+        Report {
+            target: target.describe(),
+            language: String::new(),
+            outcomes: checks
+                .into_iter()
+                .map(|c| not_run(c, "the program did not start"))
+                .collect(),
+            calls: 0,
+            seconds: 0.0,
+            error: Some(error.to_owned()),
+            stderr: Vec::new(),
+        }
+    }
 }
 
 /// What a program whose answers change between two plays of the same calls is told.

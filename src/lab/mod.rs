@@ -17,14 +17,18 @@
 //! 11. [`chaos`]: the seed's chaos test, its calls played on the program.
 //! 12. [`remote`]: the program as the simulation's backend (the lesson on the student's code).
 //! 13. [`check`]: all of it, as a report.
-//! 14. [`report`]: the report in words, as text and JSON.
-//! 15. [`starter`]: `lab init`'s files.
-//! 16. [`testing`]: the test double of a student's program, for the lab's own tests.
+//! 14. [`points`]: what each check is worth to a course.
+//! 15. [`report`]: the report in words, as text and JSON.
+//! 16. [`autograder`]: the report as autograders read it, JUnit XML and Gradescope's JSON.
+//! 17. [`starter`]: `lab init`'s files.
+//! 18. [`testing`]: the test double of a student's program, for the lab's own tests.
 
+pub mod autograder;
 pub mod chaos;
 pub mod check;
 pub mod explore;
 pub mod judge;
+pub mod points;
 pub mod profile;
 pub mod program;
 pub mod reference;

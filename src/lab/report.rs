@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use super::check::{Failure, Outcome, Report, Verdict};
+use super::points::Points;
 use crate::sim::text::{counted, printable};
 
 /// Every line a student's text may reach is escaped: a program's messages cannot move the
@@ -126,8 +127,9 @@ pub fn text(report: &Report) -> String {
     out
 }
 
-/// One check as JSON.
-pub fn check_json(outcome: &Outcome) -> Value {
+/// One check as JSON, with what it scored of what it is worth.
+pub fn check_json(outcome: &Outcome, points: &Points) -> Value {
+    let worth = points.of(outcome.check);
     let failure = outcome.failure();
     let (verdict, because) = match &outcome.verdict {
         Verdict::Passed => ("passed", None),
@@ -146,6 +148,8 @@ pub fn check_json(outcome: &Outcome) -> Value {
         "scope": outcome.scope,
         "verdict": verdict,
         "passed": outcome.passed(),
+        "points": if outcome.passed() { worth } else { 0.0 },
+        "max_points": worth,
         "charged_to": charged,
         "charged_rule": failure.map(|f| f.rule.words()),
         "not_implemented": failure.and_then(|f| f.not_implemented.clone()),
@@ -159,8 +163,9 @@ pub fn check_json(outcome: &Outcome) -> Value {
     })
 }
 
-/// The whole report as JSON. Strings are the program's own, escaped by JSON itself.
-pub fn json(report: &Report) -> Value {
+/// The whole report as JSON, scored by `points`. Strings are the program's own, escaped by
+/// JSON itself.
+pub fn json(report: &Report, points: &Points) -> Value {
     json!({
         "target": report.target,
         "language": report.language,
@@ -169,11 +174,17 @@ pub fn json(report: &Report) -> Value {
         "not_judged": report.not_judged(),
         "not_run": report.not_run(),
         "total": report.outcomes.len(),
+        "score": points.score(report),
+        "max_score": points.max_score(report),
         "calls": report.calls,
         "seconds": report.seconds,
         "error": report.error,
         "stderr": report.stderr,
-        "checks": report.outcomes.iter().map(check_json).collect::<Vec<_>>(),
+        "checks": report
+            .outcomes
+            .iter()
+            .map(|o| check_json(o, points))
+            .collect::<Vec<_>>(),
     })
 }
 

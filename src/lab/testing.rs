@@ -3,6 +3,8 @@
 //! driving programs. Each mistake is named after what it gets wrong, and [`Mistake::breaks`]
 //! names the one rule it breaks. Also the helpers the lab's tests share.
 
+pub mod reports;
+
 use std::collections::{BTreeMap, VecDeque};
 
 use super::program::ProtocolError;

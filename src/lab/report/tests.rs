@@ -1,68 +1,8 @@
 use super::*;
 use crate::lab::check::CheckId;
+use crate::lab::points::Points;
 use crate::lab::seed::Rule;
-
-fn outcome(check: CheckId, verdict: Verdict) -> Outcome {
-    Outcome {
-        check,
-        words: format!("the rule {}", check.id()),
-        scope: "3 steps".into(),
-        verdict,
-    }
-}
-
-fn a_failure(rule: Rule) -> Box<Failure> {
-    Box::new(Failure {
-        rule,
-        transcript: vec![
-            "t=0.0    new LockService(clock, 10.0, 1) -> ok".into(),
-            "t=0.0    write(file, \"a\", 1) -> ok (returned None)".into(),
-        ],
-        expected: "the seed refuses it: token 1 < 2".into(),
-        hint: Some("write returned None, which counts as accepted".into()),
-        note: None,
-        replay: "fencing-lab check my-lab --only write-stale-rejected".into(),
-        watch: None,
-        chaos_seed: None,
-        played: Vec::new(),
-        lease_seconds: 10.0,
-        first_token: 1,
-        not_implemented: None,
-    })
-}
-
-fn report(outcomes: Vec<Outcome>) -> Report {
-    Report {
-        target: "my-lab".into(),
-        language: "python 3.12".into(),
-        outcomes,
-        calls: 12345,
-        seconds: 0.46,
-        error: None,
-        stderr: Vec::new(),
-    }
-}
-
-fn sample() -> Report {
-    let stale = Rule::WriteStaleRejected;
-    let mut chaos = a_failure(stale);
-    chaos.note = Some("seed 3: your storage accepted 12 and rejected 0".into());
-    chaos.replay = "fencing-lab check --only chaos my-lab".into();
-    chaos.watch = Some("fencing-lab tui chaos --seed 3 --impl my-lab".into());
-    report(vec![
-        outcome(CheckId::Rule(Rule::Defaults), Verdict::Passed),
-        outcome(CheckId::Rule(stale), Verdict::Failed(a_failure(stale))),
-        outcome(
-            CheckId::Rule(Rule::RejectedChangesNothing),
-            Verdict::NotJudged {
-                rule: stale,
-                because: "step 2, write(file, \"three\", 3), breaks write-stale-rejected first"
-                    .into(),
-            },
-        ),
-        outcome(CheckId::Chaos, Verdict::Failed(chaos)),
-    ])
-}
+use crate::lab::testing::reports::{outcome, report, sample};
 
 #[test]
 fn the_report_reads_as_a_test_runner_prints_it() {
@@ -96,7 +36,7 @@ fn the_report_reads_as_a_test_runner_prints_it() {
 
 #[test]
 fn the_report_as_json_has_every_verdict_and_what_it_was_charged_to() {
-    let v = json(&sample());
+    let v = json(&sample(), &Points::default());
     assert_eq!(
         (
             v["passed"].as_u64(),
@@ -122,6 +62,29 @@ fn the_report_as_json_has_every_verdict_and_what_it_was_charged_to() {
         checks[3]["watch"],
         "fencing-lab tui chaos --seed 3 --impl my-lab"
     );
+    // Scored one point a check by default, or by a points file.
+    assert_eq!(
+        (v["score"].as_f64(), v["max_score"].as_f64()),
+        (Some(1.0), Some(4.0))
+    );
+    let points = Points::parse("defaults = 3\nchaos = 2", "p.toml").unwrap();
+    let v = json(&sample(), &points);
+    assert_eq!(
+        (v["score"].as_f64(), v["max_score"].as_f64()),
+        (Some(3.0), Some(7.0))
+    );
+    let scored: Vec<(f64, f64)> = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["points"].as_f64().unwrap(),
+                c["max_points"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(scored, vec![(3.0, 3.0), (0.0, 1.0), (0.0, 1.0), (0.0, 2.0)]);
 }
 
 /// A protocol error is said before the counts, and the checks it stopped are counted as not run.
@@ -146,7 +109,7 @@ fn a_report_that_stopped_says_why_and_counts_what_did_not_run() {
         "{out}"
     );
     assert!(!r.all_passed());
-    assert_eq!(json(&r)["not_run"], 1);
+    assert_eq!(json(&r, &Points::default())["not_run"], 1);
 }
 
 /// Whatever the student's program sends reaches the text report escaped.
