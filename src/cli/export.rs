@@ -141,9 +141,9 @@ pub fn export(
         out.flush()?;
         return Ok(());
     }
-    std::fs::write(output, page).map_err(|e| {
+    crate::sim::files::write_whole(output, page.as_bytes()).map_err(|e| {
         Failure::usage(format!(
-            "could not write the page to {}: {e}",
+            "could not write the page to {} ({e}); any earlier file there is unchanged",
             printable(&output.display().to_string())
         ))
     })

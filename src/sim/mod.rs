@@ -5,8 +5,8 @@
 //! setup and inputs always give the same history. The modules are layered one way, each using
 //! only those above it in this list (a test keeps it so):
 //!
-//! 1. [`text`], [`time`], [`systems`]: printable text, plurals; milliseconds and the one time
-//!    format; what real systems call the fencing token.
+//! 1. [`text`], [`time`], [`systems`], [`files`]: printable text, plurals; milliseconds and the
+//!    one time format; what real systems call the fencing token; files written whole.
 //! 2. [`event`]: clients, locks and the event stream.
 //! 3. [`scenario`]: lesson scripts and their validation (pure data).
 //! 4. [`input`]: what the lecturer does.
@@ -20,6 +20,7 @@
 //! 12. [`lesson`]: captions that are true, questions, belief beside truth.
 //! 13. [`story`]: a run told in time order, for transcripts, handouts and pages.
 
+pub mod files;
 pub mod systems;
 pub mod text;
 pub mod time;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::event::ClientId;
+use super::files::{folder_of, temporary_beside, write_whole_with};
 use super::input::{Input, InputKind};
 use super::scenario::{read_text_file, Scenario};
 use super::session::Session;
@@ -259,35 +260,14 @@ impl SavePath {
         write: impl FnOnce(&mut std::fs::File, &[u8]) -> std::io::Result<()>,
     ) -> Result<(), String> {
         let shown = printable(&self.path.display().to_string()).into_owned();
-        let temporary = temporary_beside(&self.path);
         let text = format!("{json}\n");
-        let result = std::fs::File::create(&temporary).and_then(|mut file| {
-            write(&mut file, text.as_bytes())?;
-            file.sync_all()
-        });
-        if let Err(e) = result.and_then(|()| std::fs::rename(&temporary, &self.path)) {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(format!(
+        write_whole_with(&self.path, text.as_bytes(), write).map_err(|e| {
+            format!(
                 "could not save the recording to {shown} ({e}); any earlier file there is unchanged"
-            ));
-        }
+            )
+        })?;
         Ok(())
     }
-}
-
-fn folder_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
-        _ => PathBuf::from("."),
-    }
-}
-
-fn temporary_beside(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "recording".into());
-    folder_of(path).join(format!(".{name}.{}.tmp", std::process::id()))
 }
 
 #[cfg(test)]
@@ -380,7 +360,7 @@ mod tests {
         );
         assert_eq!(
             temporary_beside(Path::new("/")),
-            PathBuf::from(format!("./.recording.{pid}.tmp"))
+            PathBuf::from(format!("./.file.{pid}.tmp"))
         );
         // The tests run in the crate's folder, which takes a new file.
         let bare = format!("fencing-lab-bare-{pid}.json");
