@@ -20,13 +20,17 @@
 //! 14. [`points`]: what each check is worth to a course.
 //! 15. [`report`]: the report in words, as text and JSON.
 //! 16. [`autograder`]: the report as autograders read it, JUnit XML and Gradescope's JSON.
-//! 17. [`starter`]: `lab init`'s files.
-//! 18. [`testing`]: the test double of a student's program, for the lab's own tests.
+//! 17. [`class`]: what a class got wrong, a row a student and a row a check.
+//! 18. [`grade`]: a folder of submissions checked side by side over the cores.
+//! 19. [`starter`]: `lab init`'s files.
+//! 20. [`testing`]: the test double of a student's program, for the lab's own tests.
 
 pub mod autograder;
 pub mod chaos;
 pub mod check;
+pub mod class;
 pub mod explore;
+pub mod grade;
 pub mod judge;
 pub mod points;
 pub mod profile;

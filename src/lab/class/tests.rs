@@ -1,0 +1,301 @@
+use proptest::prelude::*;
+
+use super::*;
+use crate::lab::seed::Rule;
+use crate::lab::testing::reports::{a_failure, outcome, report};
+
+/// A verdict of each kind, the failing ones ending on one of three steps.
+fn verdict(kind: u8, step: u8) -> Verdict {
+    let rule = Rule::WriteStaleRejected;
+    match kind % 4 {
+        0 => Verdict::Passed,
+        1 => {
+            let mut failure = a_failure(rule);
+            failure
+                .transcript
+                .push(format!("t=1.5    write(file, \"v{step}\", {step}) -> ok"));
+            Verdict::Failed(failure)
+        }
+        2 => Verdict::NotJudged {
+            rule,
+            because: "a difference came first".into(),
+        },
+        _ => Verdict::NotRun("the program stopped".into()),
+    }
+}
+
+/// A class of reports: each student a verdict a check over the first `checks` checks.
+fn class_of(kinds: &[Vec<(u8, u8)>], error_every: usize) -> Vec<(String, Report)> {
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let outcomes = CheckId::all()
+                .into_iter()
+                .zip(row)
+                .map(|(check, &(kind, step))| outcome(check, verdict(kind, step % 3)))
+                .collect();
+            let mut r = report(outcomes);
+            if error_every > 0 && i % error_every == 0 {
+                r.error = Some(format!("student {i}'s program stopped"));
+            }
+            (format!("student-{i:02}"), r)
+        })
+        .collect()
+}
+
+fn a_class() -> impl Strategy<Value = (Vec<Vec<(u8, u8)>>, usize)> {
+    let row = prop::collection::vec((0u8..4, 0u8..3), 1..=CheckId::all().len());
+    (prop::collection::vec(row, 1..12), 0usize..4)
+}
+
+/// The CSV's records, each field unquoted (the fields the tests write hold no line breaks).
+fn csv_records(csv: &str) -> Vec<Vec<String>> {
+    csv.split("\r\n")
+        .filter(|l| !l.is_empty())
+        .map(|line| {
+            let mut fields = Vec::new();
+            let mut field = String::new();
+            let mut quoted = false;
+            let mut chars = line.chars().peekable();
+            while let Some(c) = chars.next() {
+                match (c, quoted) {
+                    ('"', true) if chars.peek() == Some(&'"') => {
+                        field.push('"');
+                        chars.next();
+                    }
+                    ('"', _) => quoted = !quoted,
+                    (',', false) => fields.push(std::mem::take(&mut field)),
+                    _ => field.push(c),
+                }
+            }
+            fields.push(field);
+            fields
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Every check's row counts each student who ran it exactly once, and agrees with the
+    /// students' own rows and reports.
+    #[test]
+    fn each_check_row_counts_every_student_once((kinds, error_every) in a_class()) {
+        let graded = class_of(&kinds, error_every);
+        let class = Class::of(&graded, &Points::default(), false);
+        for t in &class.tallies {
+            let ran = graded.iter().filter(|(_, r)| r.outcomes.iter().any(|o| o.check == t.check));
+            prop_assert_eq!(
+                t.passed_by + t.failed_by + t.not_judged_by + t.not_run_by,
+                ran.count()
+            );
+            let failing = class.students.iter().filter(|s| s.failing.contains(&t.check)).count();
+            prop_assert_eq!(t.failed_by, failing);
+            match &t.first_step {
+                Some((_, n)) => prop_assert!(*n >= 1 && *n <= t.failed_by),
+                None => prop_assert_eq!(t.failed_by, 0),
+            }
+        }
+        for (s, (name, r)) in class.students.iter().zip(&graded) {
+            prop_assert_eq!(&s.name, name);
+            prop_assert_eq!(s.passed, r.passed());
+            prop_assert_eq!(s.failing.len(), r.failed());
+            prop_assert_eq!(s.not_judged.len(), r.not_judged());
+            prop_assert_eq!(s.not_run.len(), r.not_run());
+            prop_assert_eq!(s.total, r.outcomes.len());
+        }
+        // Most failed first.
+        let failed: Vec<usize> = class.tallies.iter().map(|t| t.failed_by).collect();
+        prop_assert!(failed.windows(2).all(|w| w[0] >= w[1]), "{:?}", failed);
+    }
+
+    /// JSON, CSV, Markdown and the text table tell the same counts for every student and check.
+    #[test]
+    fn every_view_tells_the_same_counts((kinds, error_every) in a_class()) {
+        let graded = class_of(&kinds, error_every);
+        let class = Class::of(&graded, &Points::default(), false);
+        let run = Run { folder: "subs", jobs: 2, seconds: 1.25 };
+        let json = class.json(1.25, 2);
+        let csv = csv_records(&class.csv());
+        let text = class.text(run);
+        let markdown = class.markdown(run);
+        let head = &csv[0];
+        prop_assert_eq!(csv.len(), class.students.len() + 1);
+        for (i, s) in class.students.iter().enumerate() {
+            let row = &json["submissions"][i];
+            prop_assert_eq!(row["passed"].as_u64(), Some(s.passed as u64));
+            prop_assert_eq!(row["failing"].as_array().map(Vec::len), Some(s.failing.len()));
+            let record = &csv[i + 1];
+            prop_assert_eq!(&record[0], &s.name);
+            prop_assert_eq!(&record[2], &s.passed.to_string());
+            let failed_in_csv = record.iter().filter(|f| *f == "failed").count();
+            prop_assert_eq!(failed_in_csv, s.failing.len());
+            for (check, word) in &s.verdicts {
+                let column = head.iter().position(|h| h == check.id()).unwrap();
+                prop_assert_eq!(&record[column], word);
+            }
+            let passed = format!("{}/{}", s.passed, s.total);
+            let line = text.lines().find(|l| l.starts_with(&s.name)).unwrap();
+            prop_assert!(line.contains(&passed), "{}", line);
+            let md = markdown.lines().find(|l| l.contains(&markdown_cell(&s.name))).unwrap();
+            prop_assert!(md.contains(&passed), "{}", md);
+        }
+        for (i, t) in class.tallies.iter().enumerate() {
+            prop_assert_eq!(json["rules"][i]["id"].as_str(), Some(t.check.id()));
+            prop_assert_eq!(json["rules"][i]["failed_by"].as_u64(), Some(t.failed_by as u64));
+            let of = format!("{} of {}", t.failed_by, class.students.len());
+            let listed = text
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(t.check.id()) && l.contains(&of));
+            prop_assert_eq!(listed, t.failed_by + t.not_judged_by > 0, "{}", t.check.id());
+        }
+    }
+}
+
+#[test]
+fn the_most_common_first_failing_step_is_named_with_its_count() {
+    // Three fail on step 2, one on step 1: the row names step 2, "3 of 4".
+    let kinds: Vec<Vec<(u8, u8)>> = [2, 2, 1, 2].iter().map(|&s| vec![(1, s)]).collect();
+    let class = Class::of(&class_of(&kinds, 0), &Points::default(), false);
+    let t = &class.tallies[0];
+    assert_eq!(t.failed_by, 4);
+    assert_eq!(
+        t.first_step,
+        Some(("write-stale-rejected: write(file, \"v2\", 2)".to_owned(), 3))
+    );
+    let text = class.text(Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    });
+    assert!(
+        text.contains("write-stale-rejected: write(file, \"v2\", 2) (3 of 4)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_tie_between_steps_goes_to_the_first_in_order_every_time() {
+    let kinds: Vec<Vec<(u8, u8)>> = [2, 1].iter().map(|&s| vec![(1, s)]).collect();
+    let class = Class::of(&class_of(&kinds, 0), &Points::default(), false);
+    let (step, n) = class.tallies[0].first_step.clone().unwrap();
+    assert_eq!(
+        (step.as_str(), n),
+        ("write-stale-rejected: write(file, \"v1\", 1)", 1)
+    );
+}
+
+#[test]
+fn a_rules_own_failure_names_its_step_without_the_rule_and_a_starter_method_by_name() {
+    let stale = CheckId::Rule(Rule::WriteStaleRejected);
+    let own = outcome(stale, Verdict::Failed(a_failure(Rule::WriteStaleRejected)));
+    assert_eq!(step_of(&own).as_deref(), Some("write(file, \"a\", 1)"));
+    let mut todo = a_failure(Rule::WriteStaleRejected);
+    todo.not_implemented = Some("write".into());
+    let todo = outcome(stale, Verdict::Failed(todo));
+    assert_eq!(step_of(&todo).as_deref(), Some("write not implemented yet"));
+    assert_eq!(step_of(&outcome(stale, Verdict::Passed)), None);
+}
+
+#[test]
+fn a_students_text_is_shown_not_run_in_every_view() {
+    let mut r = report(vec![outcome(CheckId::Random, Verdict::Passed)]);
+    r.language = "py\u{1b}]0;PWN\u{7}".into();
+    let graded = vec![(
+        "=HYPERLINK(\"x\") <img src=x onerror=alert(1)> *b*".to_owned(),
+        r,
+    )];
+    let class = Class::of(&graded, &Points::default(), false);
+    let run = Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    };
+    for view in [class.text(run), class.markdown(run), class.csv()] {
+        assert!(!view.contains('\u{1b}'), "{view}");
+        assert!(!view.contains('\u{7}'), "{view}");
+    }
+    let markdown = class.markdown(run);
+    assert!(
+        markdown.contains("\\<img src=x onerror=alert(1)\\>"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("\\*b\\*"), "{markdown}");
+    let csv = class.csv();
+    let record = csv.lines().nth(1).unwrap();
+    assert!(record.starts_with("\"'=HYPERLINK(\"\"x\"\")"), "{record}");
+}
+
+#[test]
+fn a_csv_field_is_quoted_only_when_it_must_be() {
+    assert_eq!(csv_field("alice"), "alice");
+    assert_eq!(csv_field("a,b"), "\"a,b\"");
+    assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    assert_eq!(csv_field("-1.5"), "-1.5");
+    assert_eq!(csv_field("-rm"), "'-rm");
+    assert_eq!(csv_field("@SUM(A1)"), "'@SUM(A1)");
+    assert_eq!(csv_field("+1-2"), "'+1-2");
+}
+
+#[test]
+fn points_turn_the_passed_column_into_a_score() {
+    let points = Points::parse("defaults = 5\nrandom = 0.5", "points.toml").unwrap();
+    let outcomes = vec![
+        outcome(CheckId::Rule(Rule::Defaults), Verdict::Passed),
+        outcome(CheckId::Random, Verdict::Failed(a_failure(Rule::Defaults))),
+    ];
+    let class = Class::of(&[("ada".into(), report(outcomes))], &points, true);
+    let text = class.text(Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    });
+    let row = text.lines().find(|l| l.starts_with("ada")).unwrap();
+    assert!(row.contains("5/5.5"), "{row}");
+    assert!(text.contains("Score"), "{text}");
+}
+
+#[test]
+fn a_class_that_passed_everything_says_so_and_names_no_step() {
+    let outcomes = CheckId::all()
+        .into_iter()
+        .map(|c| outcome(c, Verdict::Passed))
+        .collect();
+    let class = Class::of(
+        &[("ada".into(), report(outcomes))],
+        &Points::default(),
+        false,
+    );
+    let text = class.text(Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    });
+    assert!(
+        text.contains("No check failed for any submission judged."),
+        "{text}"
+    );
+    assert!(!text.contains("Most common"), "{text}");
+}
+
+#[test]
+fn a_submission_that_did_not_start_shows_why_and_is_counted_as_broken() {
+    let mut r = report(vec![outcome(CheckId::Random, Verdict::NotRun("x".into()))]);
+    r.error = Some("python3 is not installed".into());
+    r.language = String::new();
+    let class = Class::of(&[("bob".into(), r)], &Points::default(), false);
+    assert_eq!(class.broken(), 1);
+    let text = class.text(Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    });
+    let row = text.lines().find(|l| l.starts_with("bob")).unwrap();
+    assert!(row.contains("python3 is not installed"), "{row}");
+    assert!(row.contains("0/1"), "{row}");
+    assert!(
+        text.contains("1 submission stopped early or did not start"),
+        "{text}"
+    );
+}

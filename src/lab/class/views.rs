@@ -1,0 +1,255 @@
+//! The class told for people (a text table), for a course's pages (Markdown) and for a grade
+//! sheet (CSV). Every view reads the same [`Class`]; none counts anything itself.
+
+use super::{Class, Student, Tally};
+use crate::sim::text::{counted, printable};
+
+/// What every view's heading says about the run.
+#[derive(Clone, Copy, Debug)]
+pub struct Run<'a> {
+    /// The folder of submissions, as the teacher named it.
+    pub folder: &'a str,
+    pub jobs: usize,
+    pub seconds: f64,
+}
+
+impl Run<'_> {
+    fn heading(&self, class: &Class) -> String {
+        format!(
+            "fencing-lab grade {}: {}, {} each, {} at a time, {:.1} s",
+            printable(self.folder),
+            counted(class.students.len() as u64, "submission", "submissions"),
+            counted(class.tallies.len() as u64, "check", "checks"),
+            self.jobs,
+            self.seconds
+        )
+    }
+}
+
+impl Class {
+    /// A table a student a row, then a check a row, most failed first.
+    pub fn text(&self, run: Run) -> String {
+        let mut out = format!("{}\n\n", run.heading(self));
+        let rows: Vec<[String; 4]> = self
+            .students
+            .iter()
+            .map(|s| {
+                [
+                    printable(&s.name).into_owned(),
+                    language_of(s),
+                    self.result_of(s),
+                    failing_of(s),
+                ]
+            })
+            .collect();
+        let result = if self.scored { "Score" } else { "Passed" };
+        let head = ["Submission", "Language", result, "Failing"].map(String::from);
+        out.push_str(&table(&head, &rows));
+        out.push('\n');
+        let (failed, clean): (Vec<&Tally>, Vec<&Tally>) = self
+            .tallies
+            .iter()
+            .partition(|t| t.failed_by + t.not_judged_by > 0);
+        if failed.is_empty() {
+            out.push_str("No check failed for any submission judged.\n");
+        } else {
+            let rows: Vec<[String; 4]> = failed.iter().map(|t| self.tally_row(t)).collect();
+            let head = [
+                "Check",
+                "Failed by",
+                "Not judged",
+                "Most common first failing step",
+            ];
+            out.push_str(&table(&head.map(String::from), &rows));
+        }
+        if !clean.is_empty() && !failed.is_empty() {
+            out.push_str(&format!(
+                "The other {} passed for every submission judged.\n",
+                counted(clean.len() as u64, "check", "checks")
+            ));
+        }
+        let broken = self.broken();
+        if broken > 0 {
+            out.push_str(&format!(
+                "{} stopped early or did not start: its checks not run count as not passed.\n",
+                counted(broken as u64, "submission", "submissions")
+            ));
+        }
+        out
+    }
+
+    /// The same tables in Markdown, every cell escaped so a student's text stays text.
+    pub fn markdown(&self, run: Run) -> String {
+        let mut out = format!("# {}\n\n", markdown_cell(&run.heading(self)));
+        let result = if self.scored { "Score" } else { "Passed" };
+        out.push_str(&format!("| Submission | Language | {result} | Failing |\n"));
+        out.push_str("|---|---|---:|---|\n");
+        for s in &self.students {
+            let cells = [&s.name, &language_of(s), &self.result_of(s), &failing_of(s)];
+            out.push_str(&markdown_row(&cells));
+        }
+        out.push_str(
+            "\n| Check | Failed by | Not judged | Not run | Most common first failing step |\n",
+        );
+        out.push_str("|---|---:|---:|---:|---|\n");
+        for t in &self.tallies {
+            let [check, failed, not_judged, step] = self.tally_row(t);
+            let not_run = t.not_run_by.to_string();
+            out.push_str(&markdown_row(&[
+                &check,
+                &failed,
+                &not_judged,
+                &not_run,
+                &step,
+            ]));
+        }
+        out
+    }
+
+    /// A row a submission: its counts, its error, then each check's verdict in the order the
+    /// checks run, for a spreadsheet.
+    pub fn csv(&self) -> String {
+        let mut checks: Vec<_> = self.tallies.iter().map(|t| t.check).collect();
+        checks.sort();
+        let mut head: Vec<String> = ["submission", "language", "passed", "total", "score"]
+            .into_iter()
+            .chain(["max_score", "error"])
+            .map(String::from)
+            .collect();
+        head.extend(checks.iter().map(|c| c.id().to_owned()));
+        let mut out = csv_row(&head);
+        for s in &self.students {
+            let mut row = vec![
+                s.name.clone(),
+                s.language.clone(),
+                s.passed.to_string(),
+                s.total.to_string(),
+                s.score.to_string(),
+                s.max_score.to_string(),
+                s.error.clone().unwrap_or_default(),
+            ];
+            row.extend(checks.iter().map(|check| {
+                let verdict = s.verdicts.iter().find(|(c, _)| c == check);
+                verdict.map_or("", |(_, word)| *word).to_owned()
+            }));
+            out.push_str(&csv_row(&row));
+        }
+        out
+    }
+
+    fn result_of(&self, s: &Student) -> String {
+        if self.scored {
+            format!("{}/{}", s.score, s.max_score)
+        } else {
+            format!("{}/{}", s.passed, s.total)
+        }
+    }
+
+    fn tally_row(&self, t: &Tally) -> [String; 4] {
+        let of = self.students.len();
+        let step = match &t.first_step {
+            Some((step, n)) => format!("{step} ({n} of {})", t.failed_by),
+            None => "-".to_owned(),
+        };
+        [
+            t.check.id().to_owned(),
+            format!("{} of {of}", t.failed_by),
+            t.not_judged_by.to_string(),
+            step,
+        ]
+    }
+}
+
+fn language_of(s: &Student) -> String {
+    if s.language.is_empty() {
+        "-".to_owned()
+    } else {
+        printable(&s.language).into_owned()
+    }
+}
+
+/// The checks failed, or why none could run.
+fn failing_of(s: &Student) -> String {
+    let failing: Vec<&str> = s.failing.iter().map(|c| c.id()).collect();
+    let mut text = if failing.is_empty() {
+        "-".to_owned()
+    } else {
+        failing.join(", ")
+    };
+    if let Some(error) = &s.error {
+        text = if failing.is_empty() {
+            printable(error).into_owned()
+        } else {
+            format!("{text}; then: {}", printable(error))
+        };
+    }
+    text
+}
+
+/// Columns padded to their widest cell; the last column is left to run on.
+fn table<const N: usize>(head: &[String; N], rows: &[[String; N]]) -> String {
+    let mut widths = head.each_ref().map(|h| h.chars().count());
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String; N]| {
+        let mut line = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            if i + 1 == N {
+                line.push_str(cell);
+            } else {
+                let pad = widths[i] - cell.chars().count();
+                line.push_str(&format!("{cell}{}  ", " ".repeat(pad)));
+            }
+        }
+        line.trim_end().to_owned() + "\n"
+    };
+    let mut out = line(head);
+    for row in rows {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+/// A Markdown table cell: control characters shown, every character Markdown or HTML would read
+/// escaped, so a name like `<img onerror>` or `*bold*` is printed as it is.
+pub fn markdown_cell(text: &str) -> String {
+    let mut out = String::new();
+    for c in printable(text).chars() {
+        if "\\`*_[]<>|~#&!".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn markdown_row(cells: &[&String]) -> String {
+    let cells: Vec<String> = cells.iter().map(|c| markdown_cell(c)).collect();
+    format!("| {} |\n", cells.join(" | "))
+}
+
+/// A CSV field, quoted as RFC 4180 asks; text a spreadsheet would run as a formula (starting
+/// with `=`, `+`, `-`, `@`, a tab or a CR) is prefixed with `'` so it stays text.
+pub fn csv_field(text: &str) -> String {
+    let text = printable(text);
+    let numeric = text.parse::<f64>().is_ok();
+    let formula = !numeric && text.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let text = if formula {
+        format!("'{text}")
+    } else {
+        text.into_owned()
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
+fn csv_row(cells: &[String]) -> String {
+    let fields: Vec<String> = cells.iter().map(|c| csv_field(c)).collect();
+    fields.join(",") + "\r\n"
+}
