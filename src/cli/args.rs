@@ -140,6 +140,13 @@ pub enum Command {
     /// (see docs/lab-protocol.md). Exits 0 when every check passes, 1 when one fails, 2 when the
     /// program cannot be run or breaks the protocol.
     Check(CheckArgs),
+    /// Grade a class: check every submission in a folder, side by side over the cores.
+    ///
+    /// Each subfolder of SUBMISSIONS is one student's lab folder, as GitHub Classroom downloads
+    /// a class's repositories. Prints one row a student, then one row a check the class failed,
+    /// with the first failing step most students share. Exits 0 when every submission was
+    /// judged (a broken one's row says why), 2 when grading itself could not run.
+    Grade(GradeArgs),
 }
 
 /// The options of `fencing-lab chaos`.
@@ -225,6 +232,48 @@ pub struct CheckArgs {
     /// Open the first failure in the terminal UI: its minimal case as a lesson.
     #[arg(long)]
     pub tui: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GradeArgs {
+    /// The folder of submissions: one subfolder a student, each a folder `lab init` wrote.
+    #[arg(value_name = "SUBMISSIONS")]
+    pub submissions: PathBuf,
+    /// How many submissions to check at once (one a core by default).
+    #[arg(long, value_name = "N", value_parser = parse_jobs, allow_hyphen_values = true)]
+    pub jobs: Option<usize>,
+    /// text for people, markdown for a course page, csv for a grade sheet, json for scripts.
+    #[arg(long, value_enum, default_value_t = GradeFormat::Text)]
+    pub format: GradeFormat,
+    /// What each check is worth: a TOML table of check id to points (one point each by
+    /// default); the rows then show scores.
+    #[arg(long, value_name = "FILE")]
+    pub points: Option<PathBuf>,
+    /// Also write each student's own report into DIR: NAME.txt, NAME.json and NAME.junit.xml.
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// How long a program may take to answer one request, in seconds.
+    #[arg(long, value_name = "S", default_value = "2", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub timeout: Ms,
+    /// How long a program may take to start and answer its first request, in seconds.
+    #[arg(long, value_name = "S", default_value = "10", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub startup_timeout: Ms,
+    /// How long one submission's checks may take in all, in seconds: the checks not started
+    /// by then are reported as not run, so one slow program cannot hold up the class.
+    #[arg(long, value_name = "S", default_value = "120", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub deadline: Ms,
+    /// How many chaos seeds to run for each submission (1..=N).
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = parse_runs, allow_hyphen_values = true)]
+    pub seeds: u64,
+}
+
+/// How `grade` prints.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GradeFormat {
+    Text,
+    Json,
+    Csv,
+    Markdown,
 }
 
 /// How `check` prints.
@@ -362,6 +411,16 @@ fn parse_runs(text: &str) -> Result<u64, String> {
         Ok(n) if (1..=10_000_000).contains(&n) => Ok(n),
         _ => Err(format!(
             "the number of runs must be a whole number from 1 to 10000000, got '{text}'"
+        )),
+    }
+}
+
+fn parse_jobs(text: &str) -> Result<usize, String> {
+    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    match text.parse::<usize>() {
+        Ok(n) if digits && (1..=1024).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "the number of jobs must be a whole number from 1 to 1024, got '{text}'"
         )),
     }
 }

@@ -169,7 +169,7 @@ pub fn read_points(path: &Path) -> Result<Points, Failure> {
     let shown = printable(&path.display().to_string()).into_owned();
     let text = read_text_file(path, MAX_POINTS_BYTES, "a points file")
         .map_err(|why| Failure::usage(format!("--points {shown} {why}")))?;
-    Points::parse(&text, &shown).map_err(Failure::usage)
+    Points::parse(&text, &format!("--points {shown}")).map_err(Failure::usage)
 }
 
 /// Opens a failure in the UI: the chaos seed on the student's code, or the minimal case made a

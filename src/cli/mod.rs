@@ -4,6 +4,7 @@
 pub mod args;
 pub mod chaos;
 pub mod export;
+pub mod grade;
 pub mod lab;
 pub mod report;
 
@@ -214,6 +215,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Some(Command::Check(args)) => {
             let mut out = stdout.lock();
             self::lab::run_check(&mut out, &args)
+        }
+        Some(Command::Grade(args)) => {
+            let mut out = io::BufWriter::new(stdout.lock());
+            let code = grade::run(&mut out, &args)?;
+            out.flush()?;
+            Ok(code)
         }
         Some(Command::Export {
             scenario,

@@ -78,6 +78,10 @@ fn scope_of(outcome: &Outcome) -> String {
 
 /// The report's first line.
 pub fn heading(target: &str, language: &str) -> String {
+    if language.is_empty() {
+        // A program that never said hello has no language to name.
+        return format!("fencing-lab check {}\n", safe(target));
+    }
     format!("fencing-lab check {} ({})\n", safe(target), safe(language))
 }
 

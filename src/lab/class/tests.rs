@@ -299,3 +299,32 @@ fn a_submission_that_did_not_start_shows_why_and_is_counted_as_broken() {
         "{text}"
     );
 }
+
+#[test]
+fn a_text_row_names_five_failing_checks_then_counts_the_rest_and_markdown_names_all() {
+    let outcomes: Vec<Outcome> = CheckId::all()
+        .into_iter()
+        .map(|c| outcome(c, Verdict::Failed(a_failure(Rule::Defaults))))
+        .collect();
+    let all = outcomes.len();
+    let class = Class::of(
+        &[("eve".into(), report(outcomes))],
+        &Points::default(),
+        false,
+    );
+    let run = Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    };
+    let text = class.text(run);
+    let row = text.lines().find(|l| l.starts_with("eve")).unwrap();
+    let named: Vec<&str> = CheckId::all().iter().map(|c| c.id()).collect();
+    assert!(
+        row.ends_with(&format!("{} and {} more", named[..5].join(", "), all - 5)),
+        "{row}"
+    );
+    let markdown = class.markdown(run);
+    let row = markdown.lines().find(|l| l.contains("eve")).unwrap();
+    assert!(row.contains(&markdown_cell(&named.join(", "))), "{row}");
+}

@@ -38,7 +38,7 @@ impl Class {
                     printable(&s.name).into_owned(),
                     language_of(s),
                     self.result_of(s),
-                    failing_of(s),
+                    failing_of(s, Some(TEXT_FAILING_SHOWN)),
                 ]
             })
             .collect();
@@ -85,7 +85,12 @@ impl Class {
         out.push_str(&format!("| Submission | Language | {result} | Failing |\n"));
         out.push_str("|---|---|---:|---|\n");
         for s in &self.students {
-            let cells = [&s.name, &language_of(s), &self.result_of(s), &failing_of(s)];
+            let cells = [
+                &s.name,
+                &language_of(s),
+                &self.result_of(s),
+                &failing_of(s, None),
+            ];
             out.push_str(&markdown_row(&cells));
         }
         out.push_str(
@@ -168,13 +173,21 @@ fn language_of(s: &Student) -> String {
     }
 }
 
-/// The checks failed, or why none could run.
-fn failing_of(s: &Student) -> String {
+/// How many failing checks a text row names before it counts the rest: a starter nobody filled
+/// in fails every check, and a row a screen long hides the class.
+const TEXT_FAILING_SHOWN: usize = 5;
+
+/// The checks failed (the first `most` of them, then how many more), or why none could run.
+fn failing_of(s: &Student, most: Option<usize>) -> String {
     let failing: Vec<&str> = s.failing.iter().map(|c| c.id()).collect();
-    let mut text = if failing.is_empty() {
-        "-".to_owned()
-    } else {
-        failing.join(", ")
+    let mut text = match most {
+        _ if failing.is_empty() => "-".to_owned(),
+        Some(most) if failing.len() > most + 1 => format!(
+            "{} and {} more",
+            failing[..most].join(", "),
+            failing.len() - most
+        ),
+        _ => failing.join(", "),
     };
     if let Some(error) = &s.error {
         text = if failing.is_empty() {

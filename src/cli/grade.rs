@@ -1,0 +1,184 @@
+//! `fencing-lab grade SUBMISSIONS`: the teacher's side of the lab. Everything that can refuse
+//! (the folder, the points file, `-o DIR`) is checked before the first program runs, so a
+//! grading run never stops half way for a reason known at the start.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use super::args::{GradeArgs, GradeFormat};
+use super::lab::read_points;
+use super::Failure;
+use crate::lab::class::{Class, Run};
+use crate::lab::grade::{self, Graded};
+use crate::lab::points::Points;
+use crate::lab::{autograder, report, Plan, Timeouts};
+use crate::sim::files;
+use crate::sim::text::printable;
+
+/// `grade SUBMISSIONS`.
+pub fn run(out: &mut impl Write, args: &GradeArgs) -> Result<ExitCode, Failure> {
+    let submissions = grade::submissions(&args.submissions).map_err(Failure::usage)?;
+    let points = match &args.points {
+        Some(path) => Some(read_points(path)?),
+        None => None,
+    };
+    let scored = points.is_some();
+    let points = points.unwrap_or_default();
+    if let Some(dir) = &args.output {
+        ready_to_write(dir)?;
+    }
+    let plan = Plan {
+        chaos_seeds: args.seeds,
+        timeouts: Timeouts {
+            startup: Duration::from_millis(args.startup_timeout),
+            request: Duration::from_millis(args.timeout),
+        },
+        deadline: Some(Duration::from_millis(args.deadline)),
+        ..Plan::default()
+    };
+    // Its scripts depend on nothing a program says: planned once for the whole class.
+    crate::lab::explore::plan_ahead(plan.bounds.exhaustive_length);
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let progress = Progress::on_stderr(submissions.len());
+    let written = std::sync::Mutex::new(Ok(()));
+    let started = Instant::now();
+    let graded = grade::grade(&submissions, &plan, jobs, &grade::check_folder, &|one| {
+        progress.graded(one);
+        if let Some(dir) = &args.output {
+            let result = write_own_reports(dir, one, &points);
+            let mut first = written.lock().unwrap_or_else(|e| e.into_inner());
+            if first.is_ok() {
+                *first = result;
+            }
+        }
+    });
+    progress.finish();
+    let seconds = started.elapsed().as_secs_f64();
+    written.into_inner().unwrap_or_else(|e| e.into_inner())?;
+    let class = class_of(&graded, &points, scored);
+    let folder = args.submissions.display().to_string();
+    let run = Run {
+        folder: &folder,
+        jobs: jobs.min(submissions.len()),
+        seconds,
+    };
+    match args.format {
+        GradeFormat::Text => write!(out, "{}", class.text(run))?,
+        GradeFormat::Markdown => write!(out, "{}", class.markdown(run))?,
+        GradeFormat::Csv => write!(out, "{}", class.csv())?,
+        GradeFormat::Json => writeln!(out, "{}", class.json(seconds, run.jobs))?,
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn class_of(graded: &[Graded], points: &Points, scored: bool) -> Class {
+    let pairs: Vec<(String, crate::lab::Report)> = graded
+        .iter()
+        .map(|g| (g.name.clone(), g.report.clone()))
+        .collect();
+    Class::of(&pairs, points, scored)
+}
+
+/// `-o DIR` made (if missing) and proven writable, before any submission is checked.
+fn ready_to_write(dir: &Path) -> Result<(), Failure> {
+    let shown = printable(&dir.display().to_string()).into_owned();
+    let refused = |why: String| Failure::usage(format!("-o {shown}: {why}"));
+    if dir.exists() && !dir.is_dir() {
+        return Err(refused("it is a file, not a folder for the reports".into()));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| refused(format!("cannot make the folder: {e}")))?;
+    let probe = dir.join(".fencing-lab-grade-probe");
+    files::write_whole(&probe, b"")
+        .and_then(|()| std::fs::remove_file(&probe))
+        .map_err(|e| refused(format!("cannot write in it: {e}")))
+}
+
+/// One student's report as `check` gives it, in text, JSON and JUnit, each file written whole.
+fn write_own_reports(dir: &Path, graded: &Graded, points: &Points) -> Result<(), Failure> {
+    let base = dir.join(&graded.name);
+    let with = |ending: &str| PathBuf::from(format!("{}.{ending}", base.display()));
+    let json = format!("{}\n", report::json(&graded.report, points));
+    for (path, text) in [
+        (with("txt"), report::text(&graded.report)),
+        (with("json"), json),
+        (with("junit.xml"), autograder::junit(&graded.report)),
+    ] {
+        files::write_whole(&path, text.as_bytes()).map_err(|e| {
+            Failure::usage(format!(
+                "could not write {}: {e}",
+                printable(&path.display().to_string())
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// A progress bar on a terminal's stderr, nothing otherwise (a log or a CI runner gets only
+/// the tables).
+struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    fn on_stderr(total: usize) -> Progress {
+        if !std::io::stderr().is_terminal() {
+            return Progress(None);
+        }
+        let bar = indicatif::ProgressBar::new(total as u64);
+        let style = indicatif::ProgressStyle::with_template(
+            "{pos}/{len} submissions checked [{bar:30}] {elapsed} {msg}",
+        )
+        .map(|s| s.progress_chars("=> "));
+        if let Ok(style) = style {
+            bar.set_style(style);
+        }
+        bar.enable_steady_tick(Duration::from_millis(250));
+        Progress(Some(bar))
+    }
+
+    fn graded(&self, graded: &Graded) {
+        if let Some(bar) = &self.0 {
+            let report = &graded.report;
+            bar.set_message(format!(
+                "last: {} {}/{}",
+                printable(&graded.name),
+                report.passed(),
+                report.outcomes.len()
+            ));
+            bar.inc(1);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_where_the_reports_folder_should_be_is_refused_by_name() {
+        let root = tempfile::tempdir().unwrap();
+        let file = root.path().join("reports");
+        std::fs::write(&file, "x").unwrap();
+        let Err(Failure::Usage(sentence)) = ready_to_write(&file) else {
+            panic!("a file is not a folder for reports")
+        };
+        assert!(sentence.contains("reports: it is a file"), "{sentence}");
+    }
+
+    #[test]
+    fn a_missing_reports_folder_is_made_and_left_empty() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("a/b");
+        assert!(ready_to_write(&dir).is_ok());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    }
+}

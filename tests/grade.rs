@@ -1,0 +1,254 @@
+//! `grade` over a generated class: every correct solution and a spread of one-rule bugs from the
+//! zoo, in Python and JavaScript, plus submissions that cannot start. Each row the class view
+//! prints must be what that submission's own `check` says, in every format and in `-o`'s files.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use common::zoo::{build, can_run, zoo, Entry};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_fencing-lab");
+
+fn tool(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new(BIN).args(args).output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Every correct solution of `language` and every `step`th of its one-rule mutants.
+fn class_entries(language: &str, step: usize) -> Vec<Entry> {
+    let entries = zoo(language);
+    let (correct, wrong): (Vec<Entry>, Vec<Entry>) =
+        entries.into_iter().partition(|e| e.breaks.is_none());
+    correct
+        .into_iter()
+        .chain(wrong.into_iter().step_by(step))
+        .collect()
+}
+
+/// A class folder: about twenty zoo submissions, an empty folder, a starter nobody filled in
+/// and a program that prints garbage.
+fn a_class(root: &Path) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    for (language, step) in [("python", 6), ("js", 4)] {
+        if can_run(language) {
+            entries.extend(class_entries(language, step));
+        }
+    }
+    for entry in &entries {
+        build(entry, root);
+    }
+    std::fs::create_dir(root.join("empty-folder")).unwrap();
+    fencing_lab::lab::starter::init("python", &root.join("untouched-starter")).unwrap();
+    let garbage = root.join("prints-garbage");
+    fencing_lab::lab::starter::init("python", &garbage).unwrap();
+    std::fs::write(
+        garbage.join("adapter.py"),
+        "import sys\nfor line in sys.stdin:\n    print('hello?')\n    sys.stdout.flush()\n",
+    )
+    .unwrap();
+    entries
+}
+
+/// One submission's `check DIR --format json`.
+fn own_check(dir: &Path) -> Value {
+    let (code, out, err) = tool(&["check", dir.to_str().unwrap(), "--format", "json"]);
+    assert!(
+        matches!(code, Some(0..=2)),
+        "{}: {code:?} {err}",
+        dir.display()
+    );
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{}: {e}: {out}", dir.display()))
+}
+
+fn failing_of(report: &Value) -> Vec<String> {
+    let checks = report["checks"].as_array().unwrap();
+    checks
+        .iter()
+        .filter(|c| c["verdict"] == "failed")
+        .map(|c| c["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn every_row_of_a_graded_class_is_that_submissions_own_check_in_every_view() {
+    let class = tempfile::tempdir().unwrap();
+    let entries = a_class(class.path());
+    let reports = tempfile::tempdir().unwrap();
+    let out_dir = reports.path().join("per-student");
+    let (code, out, err) = tool(&[
+        "grade",
+        class.path().to_str().unwrap(),
+        "--format",
+        "json",
+        "--jobs",
+        "2",
+        "-o",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.is_empty(), "no progress bar off a terminal: {err}");
+    let graded: Value = serde_json::from_str(&out).unwrap();
+    let rows = graded["submissions"].as_array().unwrap();
+    let mut names: Vec<String> = std::fs::read_dir(class.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let listed: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(listed, names, "every submission once, by name");
+
+    let mut failed_by: BTreeMap<String, u64> = BTreeMap::new();
+    for row in rows {
+        let name = row["name"].as_str().unwrap();
+        let own = own_check(&class.path().join(name));
+        for field in ["passed", "total", "error", "language", "score", "max_score"] {
+            assert_eq!(row[field], own[field], "{name}: {field}");
+        }
+        let failing = failing_of(&own);
+        assert_eq!(row["failing"], serde_json::json!(failing), "{name}");
+        for id in &failing {
+            *failed_by.entry(id.clone()).or_default() += 1;
+        }
+        // -o: the student's own report, as check gives it (but for its timing).
+        let saved: Value = serde_json::from_str(
+            &std::fs::read_to_string(out_dir.join(format!("{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            saved["checks"].as_array().map(Vec::len),
+            own["checks"].as_array().map(Vec::len)
+        );
+        assert_eq!(failing_of(&saved), failing, "{name}.json");
+        let junit = std::fs::read_to_string(out_dir.join(format!("{name}.junit.xml"))).unwrap();
+        let xml = roxmltree::Document::parse(&junit).unwrap();
+        let failures = xml
+            .descendants()
+            .filter(|n| n.has_tag_name("failure"))
+            .count();
+        assert_eq!(failures, failing.len(), "{name}.junit.xml");
+        let text = std::fs::read_to_string(out_dir.join(format!("{name}.txt"))).unwrap();
+        let counts = format!("{} of {} checks passed", own["passed"], own["total"]);
+        assert!(text.contains(&counts), "{name}.txt: {text}");
+    }
+    for rule in graded["rules"].as_array().unwrap() {
+        let id = rule["id"].as_str().unwrap();
+        let expected = failed_by.get(id).copied().unwrap_or(0);
+        assert_eq!(rule["failed_by"].as_u64(), Some(expected), "{id}");
+    }
+
+    // The class really holds both: every correct solution passes, every bug fails its rule.
+    for entry in &entries {
+        let name = entry.name.replace('/', "--");
+        let row = rows.iter().find(|r| r["name"] == name.as_str()).unwrap();
+        match &entry.breaks {
+            None => assert_eq!(row["passed"], row["total"], "{name}"),
+            Some(rule) => assert!(
+                row["failing"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|f| f == rule.as_str()),
+                "{name} must fail {rule}: {row}"
+            ),
+        }
+    }
+    for broken in ["empty-folder", "prints-garbage"] {
+        let row = rows.iter().find(|r| r["name"] == broken).unwrap();
+        assert!(row["error"].is_string(), "{broken}: {row}");
+        assert_eq!(row["passed"], 0, "{broken}");
+    }
+}
+
+#[test]
+fn the_text_csv_and_markdown_views_name_each_submission_with_its_count() {
+    if !can_run("python") {
+        return;
+    }
+    let class = tempfile::tempdir().unwrap();
+    let entries = zoo("python");
+    let correct = entries.iter().find(|e| e.breaks.is_none()).unwrap();
+    let wrong = entries.iter().find(|e| e.breaks.is_some()).unwrap();
+    build(correct, class.path());
+    build(wrong, class.path());
+    let folder = class.path().to_str().unwrap();
+    let (_, json, _) = tool(&["grade", folder, "--format", "json"]);
+    let json: Value = serde_json::from_str(&json).unwrap();
+    for format in ["text", "csv", "markdown"] {
+        let (code, out, err) = tool(&["grade", folder, "--format", format]);
+        assert_eq!(code, Some(0), "{format}: {err}");
+        for row in json["submissions"].as_array().unwrap() {
+            let name = row["name"].as_str().unwrap();
+            let line = out
+                .lines()
+                .find(|l| l.contains(name))
+                .unwrap_or_else(|| panic!("{format}: no row for {name}:\n{out}"));
+            let count = match format {
+                "csv" => format!(",{},{},", row["passed"], row["total"]),
+                _ => format!("{}/{}", row["passed"], row["total"]),
+            };
+            assert!(line.contains(&count), "{format}: {line}");
+        }
+    }
+}
+
+#[test]
+fn grading_that_cannot_run_is_one_sentence_and_exit_2_before_any_program_starts() {
+    let root = tempfile::tempdir().unwrap();
+    let file = root.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let class = root.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    std::fs::create_dir(class.join("ada")).unwrap();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![root.path().join("missing").display().to_string()],
+            "there is no such folder",
+        ),
+        (
+            vec![file.display().to_string()],
+            "it is a file, not a folder of submissions",
+        ),
+        (
+            vec![root.path().join("class/ada").display().to_string()],
+            "it holds no submission folders",
+        ),
+        (
+            vec![
+                class.display().to_string(),
+                "-o".into(),
+                file.display().to_string(),
+            ],
+            "it is a file, not a folder for the reports",
+        ),
+        (
+            vec![class.display().to_string(), "--jobs".into(), "0".into()],
+            "from 1 to 1024",
+        ),
+        (
+            vec![
+                class.display().to_string(),
+                "--points".into(),
+                file.display().to_string(),
+            ],
+            "--points",
+        ),
+    ];
+    for (args, says) in cases {
+        let mut all = vec!["grade".to_owned()];
+        all.extend(args);
+        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+        let (code, out, err) = tool(&refs);
+        assert_eq!(code, Some(2), "{all:?}: {err}");
+        assert!(out.is_empty(), "{all:?}: {out}");
+        assert!(err.contains(says), "{all:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{all:?}: {err}");
+    }
+}
