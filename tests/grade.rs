@@ -252,3 +252,83 @@ fn grading_that_cannot_run_is_one_sentence_and_exit_2_before_any_program_starts(
         assert_eq!(err.trim_end().lines().count(), 1, "{all:?}: {err}");
     }
 }
+
+/// The `command:` of each graded step of the workflow `lab init --ci github` wrote.
+fn graded_commands(workflow: &str) -> Vec<String> {
+    workflow
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("command: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Runs a CI step's command in `dir` as the runner would, with this build as `fencing-lab`.
+fn run_step(command: &str, dir: &Path) -> Option<i32> {
+    let line = command.replacen("fencing-lab", BIN, 1);
+    Command::new("sh")
+        .arg("-c")
+        .arg(&line)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+        .status
+        .code()
+}
+
+#[test]
+fn every_graded_step_of_the_written_workflow_passes_correct_code_and_fails_the_rule_a_bug_breaks() {
+    if !can_run("python") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let entries = zoo("python");
+    let correct = entries.iter().find(|e| e.breaks.is_none()).unwrap();
+    let wrong = entries
+        .iter()
+        .find(|e| e.breaks.as_deref() == Some("write-stale-rejected"))
+        .unwrap();
+    for entry in [correct, wrong] {
+        let dir = build(entry, root.path());
+        let ci = root.path().join(format!("{}-ci", entry.name));
+        let (code, out, err) = tool(&[
+            "lab",
+            "init",
+            "python",
+            ci.to_str().unwrap(),
+            "--ci",
+            "github",
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(out.contains("FENCING_LAB_GIT"), "{out}");
+        std::fs::copy(dir.join("lock_service.py"), ci.join("lock_service.py")).unwrap();
+        let workflow = std::fs::read_to_string(ci.join(".github/workflows/classroom.yml")).unwrap();
+        let commands = graded_commands(&workflow);
+        assert_eq!(commands.len(), 25, "{workflow}");
+        for command in &commands {
+            let code = run_step(command, &ci);
+            let id = command.rsplit(' ').next().unwrap();
+            let expected = match &entry.breaks {
+                Some(rule) if rule == id => Some(1),
+                Some(_) => code.filter(|c| *c <= 1),
+                None => Some(0),
+            };
+            assert_eq!(code, expected, "{}: {command}", entry.name);
+        }
+        let junit = workflow
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix("run: fencing-lab check . --format junit")
+            })
+            .map(|rest| format!("fencing-lab check . --format junit{rest}"))
+            .expect("a JUnit step");
+        assert_eq!(run_step(&junit, &ci), Some(0), "{junit}");
+        let xml = std::fs::read_to_string(ci.join("fencing-lab.junit.xml")).unwrap();
+        let cases = roxmltree::Document::parse(&xml)
+            .unwrap()
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .count();
+        assert_eq!(cases, commands.len());
+    }
+}

@@ -197,6 +197,11 @@ pub enum LabCommand {
         language: String,
         /// The folder to write (created if missing; no file is ever overwritten).
         dir: PathBuf,
+        /// Also write CI files that check the student's repository on every push: `github`
+        /// writes a GitHub Actions workflow (one graded step a check, for GitHub Classroom, and
+        /// the JUnit report) and GitHub Classroom's autograding.json.
+        #[arg(long, value_enum, value_name = "CI")]
+        ci: Option<Ci>,
     },
 }
 
@@ -265,6 +270,12 @@ pub struct GradeArgs {
     /// How many chaos seeds to run for each submission (1..=N).
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = parse_runs, allow_hyphen_values = true)]
     pub seeds: u64,
+}
+
+/// The CI `lab init --ci` writes files for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Ci {
+    Github,
 }
 
 /// How `grade` prints.

@@ -19,8 +19,13 @@ use crate::sim::text::printable;
 use crate::sim::Scenario;
 
 /// `lab init LANGUAGE DIR`.
-pub fn init(out: &mut impl Write, language: &str, dir: &Path) -> Result<ExitCode, Failure> {
-    let written = starter::init(language, dir).map_err(Failure::usage)?;
+pub fn init(
+    out: &mut impl Write,
+    language: &str,
+    dir: &Path,
+    github_ci: bool,
+) -> Result<ExitCode, Failure> {
+    let written = starter::init_with(language, dir, github_ci).map_err(Failure::usage)?;
     let edit = starter::LANGUAGES
         .iter()
         .find(|(l, _)| language.starts_with(&l[..2]))
@@ -35,6 +40,15 @@ pub fn init(out: &mut impl Write, language: &str, dir: &Path) -> Result<ExitCode
          then run\n  fencing-lab check {shown}\nand, to watch your code in the lesson,\n  \
          fencing-lab tui gc-pause --impl {shown}"
     )?;
+    if github_ci {
+        writeln!(
+            out,
+            "\nOn GitHub, {} checks each push, one graded test a check: set the \
+             variable FENCING_LAB_GIT (Settings, Secrets and variables, Actions) to the git URL \
+             fencing-lab is installed from.",
+            starter::GITHUB_WORKFLOW
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -207,10 +207,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Lab {
-            command: args::LabCommand::Init { language, dir },
+            command: args::LabCommand::Init { language, dir, ci },
         }) => {
             let mut out = stdout.lock();
-            self::lab::init(&mut out, &language, &dir)
+            self::lab::init(&mut out, &language, &dir, ci.is_some())
         }
         Some(Command::Check(args)) => {
             let mut out = stdout.lock();

@@ -22,13 +22,15 @@
 //! 16. [`autograder`]: the report as autograders read it, JUnit XML and Gradescope's JSON.
 //! 17. [`class`]: what a class got wrong, a row a student and a row a check.
 //! 18. [`grade`]: a folder of submissions checked side by side over the cores.
-//! 19. [`starter`]: `lab init`'s files.
-//! 20. [`testing`]: the test double of a student's program, for the lab's own tests.
+//! 19. [`classroom`]: the CI files that check each student's repository in its own runner.
+//! 20. [`starter`]: `lab init`'s files.
+//! 21. [`testing`]: the test double of a student's program, for the lab's own tests.
 
 pub mod autograder;
 pub mod chaos;
 pub mod check;
 pub mod class;
+pub mod classroom;
 pub mod explore;
 pub mod grade;
 pub mod judge;

@@ -1,7 +1,9 @@
 //! `fencing-lab lab init LANGUAGE DIR`: the starter a student fills in, with its adapter.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use super::classroom;
+use crate::sim::files;
 use crate::sim::text::printable;
 
 /// A starter's files: (path inside DIR, contents).
@@ -112,15 +114,35 @@ fn files(language: &str) -> Option<Files> {
     }
 }
 
-/// Writes the starter into `dir` (created if missing). Refuses to overwrite any file, so a
-/// student's work is never lost to a second `init`. Returns the paths written.
+/// Writes the starter into `dir`: [`init_with`] without CI files.
 pub fn init(language: &str, dir: &Path) -> Result<Vec<String>, String> {
-    let files = files(language).ok_or_else(|| {
+    init_with(language, dir, false)
+}
+
+/// Where a starter's CI files go, for `--ci github`.
+pub const GITHUB_WORKFLOW: &str = ".github/workflows/classroom.yml";
+pub const GITHUB_AUTOGRADING: &str = ".github/classroom/autograding.json";
+
+/// Writes the starter into `dir` (created if missing), with GitHub Classroom's workflow and
+/// tests when `github_ci`. Refuses to overwrite any file, so a student's work is never lost to
+/// a second `init`; a failure part way (a full disk) removes what this call wrote, so a retry
+/// starts clean. Returns the paths written.
+pub fn init_with(language: &str, dir: &Path, github_ci: bool) -> Result<Vec<String>, String> {
+    let starter = files(language).ok_or_else(|| {
         format!(
             "'{}' is not a lab language; use js (also for TypeScript), python, rust or java",
             printable(language)
         )
     })?;
+    let mut files: Vec<(&str, String)> = starter
+        .iter()
+        .map(|(name, text)| (*name, (*text).to_owned()))
+        .collect();
+    if github_ci {
+        let canonical = canonical_name(language);
+        files.push((GITHUB_WORKFLOW, classroom::workflow(canonical)));
+        files.push((GITHUB_AUTOGRADING, classroom::autograding_json()));
+    }
     let shown = printable(&dir.display().to_string()).into_owned();
     if dir.exists() && !dir.is_dir() {
         return Err(format!("{shown} exists and is not a folder"));
@@ -130,18 +152,54 @@ pub fn init(language: &str, dir: &Path) -> Result<Vec<String>, String> {
             "{shown}/{name} already exists; lab init never overwrites a file, so pick an empty folder"
         ));
     }
-    let mut written = Vec::new();
-    for (name, contents) in files {
+    let mut written: Vec<PathBuf> = Vec::new();
+    let mut made: Vec<PathBuf> = Vec::new();
+    for (name, contents) in &files {
         let path = dir.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("could not create {}: {e}", parent.display()))?;
+        if let Err(why) = write_new(&path, contents, &mut made) {
+            for path in written.iter().rev() {
+                let _ = std::fs::remove_file(path);
+            }
+            for folder in made.iter().rev() {
+                let _ = std::fs::remove_dir(folder);
+            }
+            return Err(why);
         }
-        std::fs::write(&path, contents)
-            .map_err(|e| format!("could not write {}: {e}", path.display()))?;
-        written.push(format!("{shown}/{name}"));
+        written.push(path);
     }
-    Ok(written)
+    Ok(files
+        .iter()
+        .map(|(name, _)| format!("{shown}/{name}"))
+        .collect())
+}
+
+/// The name `language` goes by in the CI files' set-up.
+fn canonical_name(language: &str) -> &'static str {
+    match language {
+        "python" | "py" => "python",
+        "rust" | "rs" => "rust",
+        "java" => "java",
+        _ => "js",
+    }
+}
+
+/// One new file, whole: its missing folders made (and noted, to be removed on failure).
+fn write_new(path: &Path, contents: &str, made: &mut Vec<PathBuf>) -> Result<(), String> {
+    let shown = |p: &Path| printable(&p.display().to_string()).into_owned();
+    let mut missing: Vec<PathBuf> = path
+        .ancestors()
+        .skip(1)
+        .take_while(|folder| !folder.as_os_str().is_empty() && !folder.exists())
+        .map(Path::to_owned)
+        .collect();
+    missing.reverse();
+    for folder in missing {
+        std::fs::create_dir(&folder)
+            .map_err(|e| format!("could not create {}: {e}", shown(&folder)))?;
+        made.push(folder);
+    }
+    files::write_whole(path, contents.as_bytes())
+        .map_err(|e| format!("could not write {}: {e}", shown(path)))
 }
 
 #[cfg(test)]
@@ -213,5 +271,61 @@ mod tests {
             init("js", &file).unwrap_err(),
             format!("{shown}/lock_service.py exists and is not a folder")
         );
+    }
+
+    #[test]
+    fn a_failure_part_way_removes_what_it_wrote_so_a_retry_starts_clean() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("lab");
+        std::fs::create_dir(&dir).unwrap();
+        // Cargo.toml and Cargo.lock go in first; src/lib.rs cannot, `src` being a file.
+        std::fs::write(dir.join("src"), "in the way").unwrap();
+        let why = init("rust", &dir).unwrap_err();
+        assert!(
+            why.starts_with(&format!("could not write {}/src/lib.rs", dir.display())),
+            "{why}"
+        );
+        let left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            left,
+            ["src"],
+            "nothing of the starter is left, no temporary either"
+        );
+        std::fs::remove_file(dir.join("src")).unwrap();
+        assert_eq!(init("rust", &dir).unwrap().len(), RUST.len());
+    }
+
+    #[test]
+    fn github_ci_adds_the_workflow_and_classroom_tests_for_the_language() {
+        for (language, canonical) in [
+            ("py", "python"),
+            ("ts", "js"),
+            ("java", "java"),
+            ("rust", "rust"),
+        ] {
+            let root = tempfile::tempdir().unwrap();
+            let written = init_with(language, root.path(), true).unwrap();
+            let shown = root.path().display().to_string();
+            assert!(
+                written.contains(&format!("{shown}/{GITHUB_WORKFLOW}")),
+                "{written:?}"
+            );
+            assert!(
+                written.contains(&format!("{shown}/{GITHUB_AUTOGRADING}")),
+                "{written:?}"
+            );
+            let workflow = std::fs::read_to_string(root.path().join(GITHUB_WORKFLOW)).unwrap();
+            assert_eq!(workflow, classroom::workflow(canonical), "{language}");
+            let tests = std::fs::read_to_string(root.path().join(GITHUB_AUTOGRADING)).unwrap();
+            assert_eq!(tests, classroom::autograding_json());
+        }
+        let root = tempfile::tempdir().unwrap();
+        assert!(!init("python", root.path())
+            .unwrap()
+            .iter()
+            .any(|p| p.contains(".github")));
     }
 }

@@ -1,0 +1,207 @@
+//! A class that outgrows one machine: each student's repository checks itself in its own CI
+//! runner. `lab init --ci github` writes a GitHub Actions workflow with one graded step a check
+//! (GitHub Classroom's command grader and reporter) and the JUnit report as an artifact, and
+//! GitHub Classroom's `autograding.json` with the same tests, both from the list of checks.
+
+use super::check::CheckId;
+
+/// Minutes one check may take in a runner before the grader stops it: far above what a check
+/// needs (under a second), so only a hung program reaches it.
+const MINUTES_A_CHECK: u32 = 2;
+
+/// The command that checks one check in the student's repository.
+pub fn command_for(check: CheckId) -> String {
+    format!("fencing-lab check . --only {}", check.id())
+}
+
+/// The steps that give a runner the student's language.
+fn language_setup(language: &str) -> &'static str {
+    match language {
+        "python" => {
+            "      - uses: actions/setup-python@v5\n        with:\n          python-version: \"3.12\"\n"
+        }
+        "js" => "      - uses: actions/setup-node@v4\n        with:\n          node-version: \"20\"\n",
+        "java" => {
+            "      - uses: actions/setup-java@v4\n        with:\n          distribution: temurin\n          java-version: \"17\"\n"
+        }
+        // Rust is on GitHub's runners already, and the install below needs it anyway.
+        _ => "",
+    }
+}
+
+/// `.github/workflows/classroom.yml` for a starter in `language` (as `lab init` names it).
+pub fn workflow(language: &str) -> String {
+    let checks = CheckId::all();
+    let mut out = String::from(WORKFLOW_HEAD);
+    out.push_str(language_setup(language));
+    out.push_str(INSTALL);
+    for check in &checks {
+        let id = check.id();
+        out.push_str(&format!(
+            "      - name: {id}\n        id: {id}\n        uses: classroom-resources/autograding-command-grader@v1\n        with:\n          test-name: {id}\n          command: {}\n          timeout: {MINUTES_A_CHECK}\n          max-score: 1\n",
+            command_for(*check)
+        ));
+    }
+    out.push_str(JUNIT);
+    out.push_str("      - name: Autograding Reporter\n        if: always()\n        uses: classroom-resources/autograding-grading-reporter@v1\n        env:\n");
+    for check in &checks {
+        let id = check.id();
+        out.push_str(&format!(
+            "          {}_RESULTS: \"${{{{ steps.{id}.outputs.result }}}}\"\n",
+            id.to_uppercase()
+        ));
+    }
+    let runners: Vec<&str> = checks.iter().map(|c| c.id()).collect();
+    out.push_str(&format!(
+        "        with:\n          runners: {}\n",
+        runners.join(",")
+    ));
+    out
+}
+
+/// `.github/classroom/autograding.json`: the same tests in the format GitHub Classroom's
+/// assignment editor imports, fencing-lab installed by the first test's set-up.
+pub fn autograding_json() -> String {
+    let tests: Vec<serde_json::Value> = CheckId::all()
+        .into_iter()
+        .enumerate()
+        .map(|(i, check)| {
+            serde_json::json!({
+                "name": check.id(),
+                "setup": if i == 0 { INSTALL_COMMAND } else { "" },
+                "run": command_for(check),
+                "input": "",
+                "output": "",
+                "comparison": "included",
+                "timeout": MINUTES_A_CHECK,
+                "points": 1,
+            })
+        })
+        .collect();
+    let mut text = serde_json::to_string_pretty(&serde_json::json!({ "tests": tests }))
+        .expect("a JSON value serializes");
+    text.push('\n');
+    text
+}
+
+/// Installs fencing-lab in a runner from the repository the course names, unless it is there.
+const INSTALL_COMMAND: &str = "command -v fencing-lab >/dev/null || cargo install --locked --git \"${FENCING_LAB_GIT:?set the variable FENCING_LAB_GIT to fencing-lab's git URL}\" fencing-lab";
+
+const WORKFLOW_HEAD: &str = "\
+# Written by `fencing-lab lab init --ci github`. Each check of `fencing-lab check` is one graded
+# test (a point each; change max-score to weigh them). Set the repository or organization
+# variable FENCING_LAB_GIT to the git URL fencing-lab is installed from.
+name: fencing-lab
+on:
+  - push
+  - workflow_dispatch
+  - repository_dispatch
+permissions:
+  checks: write
+  actions: read
+  contents: read
+jobs:
+  run-autograding-tests:
+    runs-on: ubuntu-latest
+    if: github.actor != 'github-classroom[bot]'
+    env:
+      FENCING_LAB_GIT: ${{ vars.FENCING_LAB_GIT }}
+    steps:
+      - uses: actions/checkout@v4
+";
+
+const INSTALL: &str = "      - name: Cache fencing-lab
+        id: cache-fencing-lab
+        uses: actions/cache@v4
+        with:
+          path: ~/.cargo/bin/fencing-lab
+          key: fencing-lab-${{ vars.FENCING_LAB_GIT }}
+      - name: Install fencing-lab
+        if: steps.cache-fencing-lab.outputs.cache-hit != 'true'
+        run: cargo install --locked --git \"${FENCING_LAB_GIT:?set the variable FENCING_LAB_GIT to fencing-lab's git URL}\" fencing-lab
+";
+
+const JUNIT: &str = "      - name: JUnit report
+        if: always()
+        run: fencing-lab check . --format junit > fencing-lab.junit.xml || test -s fencing-lab.junit.xml
+      - name: Keep the JUnit report
+        if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: fencing-lab-junit
+          path: fencing-lab.junit.xml
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `command:` of each graded step, in order.
+    fn graded_commands(workflow: &str) -> Vec<String> {
+        workflow
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("command: "))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn every_check_is_one_graded_step_reported_by_its_id() {
+        for language in ["python", "js", "rust", "java"] {
+            let text = workflow(language);
+            let checks = CheckId::all();
+            let commands: Vec<String> = checks.iter().map(|c| command_for(*c)).collect();
+            assert_eq!(graded_commands(&text), commands, "{language}");
+            let runners = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("runners: "))
+                .unwrap();
+            let ids: Vec<&str> = checks.iter().map(|c| c.id()).collect();
+            assert_eq!(runners, ids.join(","));
+            for id in ids {
+                let env = format!(
+                    "{}_RESULTS: \"${{{{ steps.{id}.outputs.result }}}}\"",
+                    id.to_uppercase()
+                );
+                assert!(text.contains(&env), "{language}: {env}");
+                assert!(
+                    text.contains(&format!("        id: {id}\n")),
+                    "{language}: {id}"
+                );
+            }
+            assert!(!text.contains('\t'), "YAML takes no tabs");
+        }
+    }
+
+    #[test]
+    fn each_language_gets_its_own_runtime_and_rust_needs_none() {
+        assert!(workflow("python").contains("setup-python"));
+        assert!(workflow("js").contains("setup-node"));
+        assert!(workflow("java").contains("java-version: \"17\""));
+        let rust = workflow("rust");
+        assert!(
+            !rust.contains("setup-python")
+                && !rust.contains("setup-node")
+                && !rust.contains("setup-java")
+        );
+    }
+
+    #[test]
+    fn autograding_json_holds_the_same_tests_as_the_workflow() {
+        let json: serde_json::Value = serde_json::from_str(&autograding_json()).unwrap();
+        let tests = json["tests"].as_array().unwrap();
+        let runs: Vec<String> = tests
+            .iter()
+            .map(|t| t["run"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(runs, graded_commands(&workflow("python")));
+        assert!(tests[0]["setup"]
+            .as_str()
+            .unwrap()
+            .contains("cargo install --locked --git"));
+        assert!(tests[1..].iter().all(|t| t["setup"] == ""));
+        assert!(tests
+            .iter()
+            .all(|t| t["points"] == 1 && t["timeout"] == MINUTES_A_CHECK));
+    }
+}
