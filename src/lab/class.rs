@@ -25,6 +25,8 @@ pub struct Student {
     pub failing: Vec<CheckId>,
     pub not_judged: Vec<CheckId>,
     pub not_run: Vec<CheckId>,
+    /// Every check failed on a method still to write: a starter not yet begun.
+    pub nothing_written: bool,
     /// Why the check stopped or never started, if it did.
     pub error: Option<String>,
     /// Each check's verdict, for CSV's columns.
@@ -63,13 +65,16 @@ pub fn verdict_word(verdict: &Verdict) -> &'static str {
     }
 }
 
+/// How a step that reached a method still to write ends.
+const NOT_IMPLEMENTED: &str = " not implemented yet";
+
 /// The step a failure ends on, as a class shares it: the differing call without its time
 /// (`renew(file, client-1, 1)`), or the method still to write; for a broad check, with the rule
 /// it was charged to, since random scripts differ.
 pub fn step_of(outcome: &Outcome) -> Option<String> {
     let failure = outcome.failure()?;
     if let Some(method) = &failure.not_implemented {
-        return Some(format!("{method} not implemented yet"));
+        return Some(format!("{method}{NOT_IMPLEMENTED}"));
     }
     let line = failure.transcript.last().map_or("", String::as_str);
     let call = line.split(" -> ").next().unwrap_or(line);
@@ -132,6 +137,7 @@ impl Class {
                 "failing": ids(&s.failing),
                 "not_judged": ids(&s.not_judged),
                 "not_run": ids(&s.not_run),
+                "nothing_written": s.nothing_written,
                 "error": s.error,
                 "seconds": s.seconds,
             })).collect::<Vec<_>>(),
@@ -169,6 +175,12 @@ fn student(name: &str, report: &Report, points: &Points) -> Student {
         failing: with(|v| matches!(v, Verdict::Failed(_))),
         not_judged: with(|v| matches!(v, Verdict::NotJudged { .. })),
         not_run: with(|v| matches!(v, Verdict::NotRun(_))),
+        nothing_written: report.passed() == 0
+            && report.failed() > 0
+            && report.outcomes.iter().all(|o| match &o.verdict {
+                Verdict::Failed(f) => f.not_implemented.is_some(),
+                _ => true,
+            }),
         error: report.error.clone(),
         verdicts: report
             .outcomes
@@ -189,12 +201,18 @@ fn tally(check: CheckId, graded: &[(String, Report)]) -> Tally {
     for step in outcomes.iter().filter_map(|o| step_of(o)) {
         *steps.entry(step).or_default() += 1;
     }
-    // The most common; a tie goes to the step first in order, so the row never changes.
+    // The most common; a tie goes to a real call over a method not yet written (what a
+    // teacher brings to the lecture), then to the step first in order, so the row never changes.
+    let unwritten = |step: &str| step.ends_with(NOT_IMPLEMENTED);
     let first_step =
         steps.into_iter().fold(
             None,
-            |best: Option<(String, usize)>, (step, n)| match best {
-                Some((_, m)) if m >= n => best,
+            |best: Option<(String, usize)>, (step, n)| match &best {
+                Some((kept, m))
+                    if *m > n || (*m == n && (unwritten(&step) || !unwritten(kept))) =>
+                {
+                    best
+                }
                 _ => Some((step, n)),
             },
         );

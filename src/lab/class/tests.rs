@@ -328,3 +328,55 @@ fn a_text_row_names_five_failing_checks_then_counts_the_rest_and_markdown_names_
     let row = markdown.lines().find(|l| l.contains("eve")).unwrap();
     assert!(row.contains(&markdown_cell(&named.join(", "))), "{row}");
 }
+
+#[test]
+fn a_tie_goes_to_a_real_call_over_a_method_not_written_and_a_blank_starter_is_named_so() {
+    let stale = CheckId::Rule(Rule::WriteStaleRejected);
+    let mut todo = a_failure(Rule::WriteStaleRejected);
+    todo.not_implemented = Some("FencedStorage.write".into());
+    let real = a_failure(Rule::WriteStaleRejected);
+    // "FencedStorage..." sorts before "write(...)": the real call must win the tie anyway,
+    // whichever student comes first.
+    for (first, second) in [(todo.clone(), real.clone()), (real, todo)] {
+        let graded = vec![
+            (
+                "ann".to_owned(),
+                report(vec![outcome(stale, Verdict::Failed(first))]),
+            ),
+            (
+                "bob".to_owned(),
+                report(vec![outcome(stale, Verdict::Failed(second))]),
+            ),
+        ];
+        let class = Class::of(&graded, &Points::default(), false);
+        let (step, n) = class.tallies[0].first_step.clone().unwrap();
+        assert_eq!((step.as_str(), n), ("write(file, \"a\", 1)", 1));
+        let blank: Vec<&Student> = class
+            .students
+            .iter()
+            .filter(|s| s.nothing_written)
+            .collect();
+        assert_eq!(
+            blank.len(),
+            1,
+            "only the student whose every failure is a method to write"
+        );
+        let text = class.text(Run {
+            folder: "subs",
+            jobs: 1,
+            seconds: 0.0,
+        });
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&blank[0].name))
+            .unwrap();
+        assert!(
+            row.ends_with("nothing written yet: 1 check fails on a method the starter left"),
+            "{row}"
+        );
+        assert_eq!(
+            class.json(0.0, 1)["submissions"][0]["nothing_written"],
+            blank[0].name == "ann"
+        );
+    }
+}

@@ -182,6 +182,10 @@ fn failing_of(s: &Student, most: Option<usize>) -> String {
     let failing: Vec<&str> = s.failing.iter().map(|c| c.id()).collect();
     let mut text = match most {
         _ if failing.is_empty() => "-".to_owned(),
+        _ if s.nothing_written => format!(
+            "nothing written yet: {} on a method the starter left",
+            counted(failing.len() as u64, "check fails", "checks fail")
+        ),
         Some(most) if failing.len() > most + 1 => format!(
             "{} and {} more",
             failing[..most].join(", "),
