@@ -34,6 +34,7 @@ impl Points {
             .map_err(|e: toml::de::Error| format!("{file}: not a TOML table: {}", e.message()))?;
         let mut points = Points::default();
         for (key, value) in &table {
+            let shown = printable(key);
             let check = CheckId::from_id(key).ok_or_else(|| {
                 let ids: Vec<&str> = CheckId::all().iter().map(|c| c.id()).collect();
                 format!(
@@ -47,14 +48,14 @@ impl Points {
                 toml::Value::Float(x) => *x,
                 other => {
                     return Err(format!(
-                        "{file}: `{key}` must be a number of points, not {}",
+                        "{file}: `{shown}` must be a number of points, not {}",
                         other.type_str()
                     ))
                 }
             };
             if !(0.0..=MOST).contains(&worth) {
                 return Err(format!(
-                    "{file}: `{key}` is worth {worth} points; a check is worth 0 to {MOST}"
+                    "{file}: `{shown}` is worth {worth} points; a check is worth 0 to {MOST}"
                 ));
             }
             points.of.insert(check, worth);
