@@ -141,7 +141,7 @@ fn every_commands_usage_in_docs_cli_is_its_help() {
     assert!(commands.len() >= 10, "{commands:?}");
     for command in commands {
         assert!(
-            documented.iter().any(|d| *d == command),
+            documented.contains(&command),
             "docs/cli.md has no usage block for `{command}`"
         );
     }
