@@ -295,8 +295,8 @@ pub fn run_on(
     }
     let stderr = run
         .subject
-        .as_ref()
-        .map(|s| s.stderr_tail())
+        .as_mut()
+        .map(|s| s.last_words())
         .unwrap_or_default();
     run.retire();
     (outcomes, run.calls, error, stderr)

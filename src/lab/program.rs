@@ -27,6 +27,9 @@ pub const DEFAULT_STARTUP: Duration = Duration::from_secs(10);
 /// How long a reply that came in time may wait for the reader thread to pass it on.
 const READER_GRACE: Duration = Duration::from_millis(100);
 
+/// How long a program may take to exit after its last request before it is stopped.
+const LAST_WORDS_WAIT: Duration = Duration::from_millis(500);
+
 /// How many of the program's last stderr lines a failure shows.
 const STDERR_TAIL: usize = 5;
 
@@ -104,6 +107,8 @@ pub struct Program {
     /// Replies handed over and not yet read by the reader thread.
     due: Arc<AtomicUsize>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The thread reading stderr: done once the program has closed it.
+    stderr_read: Option<std::thread::JoinHandle<()>>,
     next_id: u64,
     timeouts: Timeouts,
     pending: VecDeque<Pending>,
@@ -138,7 +143,7 @@ impl Program {
         std::thread::spawn(move || write_lines(stdin, requests));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = Arc::clone(&tail);
-        std::thread::spawn(move || {
+        let stderr_read = std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 let mut tail = keep.lock().unwrap_or_else(|e| e.into_inner());
@@ -156,6 +161,7 @@ impl Program {
             arrived: VecDeque::new(),
             due,
             stderr: tail,
+            stderr_read: Some(stderr_read),
             next_id: 0,
             timeouts,
             pending: VecDeque::new(),
@@ -309,6 +315,32 @@ impl Program {
             self.receive()?;
         }
         Ok(())
+    }
+
+    /// Ends the session (end of input, as the protocol says) and returns the program's last
+    /// stderr lines once it has exited and they have all been read, so a line written just
+    /// before the end is never lost to a busy machine. A program that does not exit within
+    /// [`LAST_WORDS_WAIT`] is stopped, and the lines read by then are its last.
+    pub fn last_words(&mut self) -> Vec<String> {
+        self.stdin = None;
+        let waited = Instant::now();
+        while waited.elapsed() < LAST_WORDS_WAIT {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        self.stop();
+        if let Some(reader) = self.stderr_read.take() {
+            // The program is gone, so its stderr is closed unless a child of its own holds it.
+            while !reader.is_finished() && waited.elapsed() < LAST_WORDS_WAIT * 2 {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            if reader.is_finished() {
+                let _ = reader.join();
+            }
+        }
+        self.stderr_tail()
     }
 
     /// The last lines the program wrote to stderr.

@@ -31,6 +31,10 @@ pub trait Subject {
     fn stderr_tail(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Ends the session and returns its last stderr lines, all of them read.
+    fn last_words(&mut self) -> Vec<String> {
+        self.stderr_tail()
+    }
     /// Reads and drops the replies still in flight.
     fn drain(&mut self) -> Result<(), ProtocolError> {
         while self.in_flight() > 0 {
@@ -61,6 +65,9 @@ impl Subject for Program {
     }
     fn stderr_tail(&self) -> Vec<String> {
         Program::stderr_tail(self)
+    }
+    fn last_words(&mut self) -> Vec<String> {
+        Program::last_words(self)
     }
 }
 
