@@ -804,3 +804,60 @@ fn a_failed_save_leaves_the_old_recording_whole() {
         .unwrap()
         .contains("\"seed\":2"));
 }
+
+#[test]
+fn export_writes_only_a_regular_file_or_a_new_path_never_through_a_link_or_into_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = write_temp(dir.path(), "old.html", b"a good page");
+    let link = dir.path().join("link.html");
+    std::os::unix::fs::symlink(&page, &link).unwrap();
+    let fifo = dir.path().join("fifo.html");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for (target, says) in [(&fifo, "it is not a regular file"), (&link, "it is a link")] {
+        // `run` kills and fails a command that hangs, as opening a FIFO for writing would.
+        let outcome = run(&["export", "gc-pause", "-o", target.to_str().unwrap()]);
+        assert_refused(&outcome, &format!("export -o {}", target.display()));
+        assert!(outcome.stderr.contains(says), "{}", outcome.stderr);
+    }
+    assert_eq!(std::fs::read(&page).unwrap(), b"a good page");
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let new = dir.path().join("new.html");
+    let outcome = run(&["export", "gc-pause", "-o", new.to_str().unwrap()]);
+    assert!(outcome.status.success(), "{}", outcome.stderr);
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(names.is_empty(), "no temporary left: {names:?}");
+}
+
+#[test]
+fn a_closed_stdout_is_one_sentence_and_exit_2_for_every_command() {
+    for args in [
+        "list",
+        "systems",
+        "run gc-pause",
+        "run gc-pause --format json",
+        "chaos --runs 3",
+        "frame gc-pause",
+        "export gc-pause -o -",
+        "--help",
+        "grade /nonexistent-class",
+    ] {
+        let (code, stderr) = shell(&format!("exec \"$0\" {args} >&-"));
+        assert_eq!(code, Some(2), "{args} >&-: {stderr}");
+        assert!(
+            stderr.starts_with("fencing-lab: standard output is closed"),
+            "{args}: {stderr}"
+        );
+        assert_clean_sentence(&stderr, args);
+    }
+}

@@ -132,10 +132,20 @@ pub fn export(
             "the page shows the built-in storage with fencing on and off, so export does not take --impl",
         ));
     }
+    let to_stdout = output == Path::new("-");
+    if !to_stdout {
+        // Refused before the page is made, which for a long run takes a while.
+        crate::sim::files::can_write(output).map_err(|why| {
+            Failure::usage(format!(
+                "cannot export to {}: {why}",
+                printable(&output.display().to_string())
+            ))
+        })?;
+    }
     let (setup, _) = setup_with_impl(scenario, world)?;
     let until = until.unwrap_or(setup.scenario.end);
     let page = html::page(&setup, until);
-    if output == Path::new("-") {
+    if to_stdout {
         let mut out = io::stdout().lock();
         out.write_all(page.as_bytes())?;
         out.flush()?;

@@ -4,12 +4,17 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::text::printable;
+
 /// Writes `bytes` to `path` whole or not at all, with the writer injected (tests make it fail).
 pub fn write_whole_with(
     path: &Path,
     bytes: &[u8],
     write: impl FnOnce(&mut std::fs::File, &[u8]) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    if let Some(why) = refusal(path) {
+        return Err(std::io::Error::other(why));
+    }
     let temporary = temporary_beside(path);
     let result = std::fs::File::create(&temporary).and_then(|mut file| {
         write(&mut file, bytes)?;
@@ -25,6 +30,42 @@ pub fn write_whole_with(
 /// Writes `bytes` to `path` whole or not at all.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_whole_with(path, bytes, |file, bytes| file.write_all(bytes))
+}
+
+/// Why `path` cannot be replaced by a file written whole, if it cannot. Only a regular file or
+/// a new path is: a link would be replaced rather than the file it names, a FIFO would hang
+/// whoever opens it, a device would take the bytes elsewhere.
+pub fn refusal(path: &Path) -> Option<&'static str> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => Some("it is a folder"),
+        Ok(meta) if meta.file_type().is_symlink() => {
+            Some("it is a link; give the file itself or a new path")
+        }
+        Ok(meta) if !meta.is_file() => Some("it is not a regular file (a FIFO or a device)"),
+        _ => None,
+    }
+}
+
+/// Whether a file can be written whole at `path`, checked before the work that makes it: the
+/// target is a regular file or new, its folder exists and takes a new file. Why not, if not.
+pub fn can_write(path: &Path) -> Result<(), String> {
+    if let Some(why) = refusal(path) {
+        return Err(why.to_owned());
+    }
+    let folder = folder_of(path);
+    let shown = printable(&folder.display().to_string()).into_owned();
+    if !folder.is_dir() {
+        return Err(format!("the folder {shown} does not exist"));
+    }
+    // Prove the folder takes a new file: the write makes one beside the target, then renames.
+    let probe = temporary_beside(path);
+    std::fs::File::create(&probe)
+        .and_then(|_| std::fs::remove_file(&probe))
+        .map_err(|e| match e.kind() {
+            // /proc and its like have folders that take no new file at all.
+            std::io::ErrorKind::NotFound => format!("the folder {shown} takes no new files"),
+            _ => format!("{e}"),
+        })
 }
 
 /// The folder a file goes in (`.` for a bare name).
@@ -75,5 +116,44 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         write_whole(&path, b"new").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    }
+
+    #[test]
+    fn only_a_regular_file_or_a_new_path_is_written_never_a_link_a_fifo_or_a_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("page.html");
+        std::fs::write(&file, "old").unwrap();
+        let link = dir.path().join("link.html");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        for (path, why) in [
+            (&link, "it is a link; give the file itself or a new path"),
+            (&fifo, "it is not a regular file (a FIFO or a device)"),
+            (&dir.path().to_path_buf(), "it is a folder"),
+        ] {
+            assert_eq!(refusal(path), Some(why));
+            let error = write_whole(path, b"new").unwrap_err();
+            assert_eq!(error.to_string(), why);
+        }
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            b"old",
+            "the link's file is untouched"
+        );
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            refusal(Path::new("/dev/null")),
+            Some("it is not a regular file (a FIFO or a device)")
+        );
+        assert_eq!(refusal(&file), None);
+        assert_eq!(refusal(&dir.path().join("new.html")), None);
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::event::ClientId;
-use super::files::{folder_of, temporary_beside, write_whole_with};
+use super::files::{can_write, write_whole_with};
 use super::input::{Input, InputKind};
 use super::scenario::{read_text_file, Scenario};
 use super::session::Session;
@@ -210,29 +210,7 @@ impl SavePath {
     /// not a folder or a special file (a device like `/dev/full`, `/proc/version`).
     pub fn check(path: &Path) -> Result<SavePath, String> {
         let shown = printable(&path.display().to_string()).into_owned();
-        match std::fs::symlink_metadata(path) {
-            Ok(meta) if meta.is_dir() => {
-                return Err(format!("cannot record to {shown}: it is a folder"))
-            }
-            Ok(meta) if !meta.is_file() => {
-                return Err(format!(
-                    "cannot record to {shown}: it is not a regular file (a device or a link?)"
-                ))
-            }
-            Ok(_) | Err(_) => {}
-        }
-        let folder = folder_of(path);
-        if !folder.is_dir() {
-            return Err(format!(
-                "cannot record to {shown}: the folder {} does not exist",
-                printable(&folder.display().to_string())
-            ));
-        }
-        // Prove the folder takes a new file: the save writes one beside the target, then renames.
-        let probe = temporary_beside(path);
-        std::fs::File::create(&probe)
-            .and_then(|_| std::fs::remove_file(&probe))
-            .map_err(|e| format!("cannot record to {shown}: {e}"))?;
+        can_write(path).map_err(|why| format!("cannot record to {shown}: {why}"))?;
         Ok(SavePath {
             path: path.to_owned(),
         })
@@ -273,6 +251,7 @@ impl SavePath {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::files::{folder_of, temporary_beside};
 
     /// Where a recording may go is checked before the session, each refusal in its own words.
     #[cfg(unix)]
@@ -288,7 +267,7 @@ mod tests {
         );
         assert_eq!(
             error(Path::new("/dev/null")),
-            "cannot record to /dev/null: it is not a regular file (a device or a link?)"
+            "cannot record to /dev/null: it is not a regular file (a FIFO or a device)"
         );
         let file = dir.join("old.json");
         std::fs::write(&file, "{}").unwrap();
@@ -296,7 +275,7 @@ mod tests {
         std::os::unix::fs::symlink(&file, &link).unwrap();
         assert_eq!(
             error(&link),
-            format!("cannot record to {shown}/link.json: it is not a regular file (a device or a link?)")
+            format!("cannot record to {shown}/link.json: it is a link; give the file itself or a new path")
         );
         assert_eq!(
             error(&dir.join("missing/new.json")),
