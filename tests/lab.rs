@@ -59,6 +59,40 @@ fn variant(language: &str, base: &str, edits: &[(&str, &str)], into: &Path) -> P
 }
 
 #[test]
+fn a_program_slow_on_every_answer_is_ended_by_the_deadline_with_the_checks_not_run() {
+    if !require("python3", has("python3")) {
+        return;
+    }
+    let path = lab_dir().join("faulty/slow.py");
+    let started = Instant::now();
+    let (code, out, err) = tool(&[
+        "check",
+        "--deadline",
+        "2",
+        "--format",
+        "json",
+        "--",
+        "python3",
+        path.to_str().unwrap(),
+    ]);
+    let took = started.elapsed();
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(
+        err.contains("deadline of 2.0 s passed (--deadline)"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(took < Duration::from_secs(6), "took {took:?}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let not_run = report["not_run"].as_u64().unwrap();
+    assert!(not_run >= 1, "{report}");
+    assert_eq!(
+        report["error"].as_str(),
+        err.trim_end().strip_prefix("fencing-lab: ")
+    );
+}
+
+#[test]
 fn programs_that_break_the_protocol_are_one_sentence_within_the_timeout() {
     if !require("python3", has("python3")) {
         return;

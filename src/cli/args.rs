@@ -228,6 +228,10 @@ pub struct CheckArgs {
     /// or a busy machine takes a while).
     #[arg(long, value_name = "S", default_value = "10", value_parser = parse_duration, allow_hyphen_values = true)]
     pub startup_timeout: Ms,
+    /// How long the whole check may take, in seconds: a reply still awaited then ends the
+    /// check (exit 2), and the report says which checks did not run.
+    #[arg(long, value_name = "S", default_value = "600", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub deadline: Ms,
     /// Run only this check (any id `check` prints: a rule, random, exhaustive or chaos).
     #[arg(long, value_name = "CHECK")]
     pub only: Option<String>,

@@ -104,6 +104,7 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
         chaos_seeds: args.seeds,
         only,
         timeouts,
+        deadline: Some(Duration::from_millis(args.deadline)),
         ..Plan::default()
     };
     if only.is_none_or(|id| id == CheckId::Exhaustive) {

@@ -227,8 +227,12 @@ pub fn run(
 ) -> Report {
     let language = program.language.clone();
     let started = Instant::now();
+    let mut program = program;
+    program.set_deadline(started, plan.deadline);
     let mut start = || -> Result<Box<dyn Subject>, ProtocolError> {
-        Ok(Box::new(target.start(plan.timeouts)?))
+        let mut fresh = target.start(plan.timeouts)?;
+        fresh.set_deadline(started, plan.deadline);
+        Ok(Box::new(fresh))
     };
     let (outcomes, calls, error, stderr) =
         run_on(Box::new(program), &mut start, target, plan, decided);
@@ -279,14 +283,24 @@ pub fn run_on(
     }
     for check in checks {
         let outcome = match &prepared {
+            _ if run.deadline_passed() => {
+                if error.is_none() {
+                    error = Some(out_of_time(plan, check));
+                }
+                not_run(check, "the check ran out of time before it")
+            }
             _ if error.is_some() => not_run(check, "the program stopped answering before it"),
-            _ if run.deadline_passed() => not_run(check, "the check ran out of time before it"),
             Err(_) => unreachable!("a failed preparation is an error"),
             Ok(prepared) => match run.check(check, prepared) {
                 Ok(outcome) => outcome,
                 Err(e) => {
                     error = Some(e.sentence);
-                    not_run(check, "the program stopped answering during it")
+                    let why = if run.deadline_passed() {
+                        "the check ran out of time during it"
+                    } else {
+                        "the program stopped answering during it"
+                    };
+                    not_run(check, why)
                 }
             },
         };
@@ -300,6 +314,16 @@ pub fn run_on(
         .unwrap_or_default();
     run.retire();
     (outcomes, run.calls, error, stderr)
+}
+
+/// The sentence for a check whose deadline passed between two checks.
+fn out_of_time(plan: &Plan, next: CheckId) -> String {
+    let given = plan.deadline.map_or(0.0, |d| d.as_secs_f64());
+    format!(
+        "the check's deadline of {} s passed (--deadline) before {}, so it and the checks after it did not run",
+        crate::lab::wire::fmt_time(given),
+        next.id()
+    )
 }
 
 fn not_run(check: CheckId, why: &str) -> Outcome {

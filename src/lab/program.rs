@@ -95,6 +95,8 @@ const OUTBOX_BYTES: usize = 64 * 1024;
 /// A running program that speaks the protocol.
 pub struct Program {
     child: Child,
+    /// When the whole check must end, and how long it was given (`--deadline`).
+    ends: Option<(Instant, Duration)>,
     /// Batches of request lines for the writer thread; `None` once the program is stopped.
     stdin: Option<Sender<Vec<u8>>>,
     /// Request lines not yet handed to the writer: requests go in batches, one hand-over (and
@@ -166,6 +168,7 @@ impl Program {
             timeouts,
             pending: VecDeque::new(),
             last_reply: Instant::now(),
+            ends: None,
             calls: 0,
             language: String::new(),
             broken: None,
@@ -252,6 +255,12 @@ impl Program {
         self.pending.len()
     }
 
+    /// Ends the whole check `given` after `from`: a reply still awaited then is an error, so
+    /// a program that answers just inside each request's time cannot keep a check for hours.
+    pub fn set_deadline(&mut self, from: Instant, given: Option<Duration>) {
+        self.ends = given.map(|given| (from + given, given));
+    }
+
     /// The reply to the oldest request in flight.
     pub fn receive(&mut self) -> Result<Reply, ProtocolError> {
         if let Some(e) = &self.broken {
@@ -262,6 +271,9 @@ impl Program {
             return Err(ProtocolError::new("no request is waiting for a reply"));
         };
         let sent = sent.expect("flushed before a reply is awaited");
+        if self.ends.is_some_and(|(ends, _)| Instant::now() >= ends) {
+            return Err(self.out_of_time(&request, id));
+        }
         // The program could start on this request once it was written and the previous one
         // was answered; its time runs from then.
         let allowed = if id == 0 {
@@ -270,13 +282,19 @@ impl Program {
             self.timeouts.request
         };
         let deadline = sent.max(self.last_reply) + allowed;
+        // The whole check's deadline cuts a wait short; the request's own time is unchanged.
+        let cut_short = self.ends.filter(|(ends, _)| *ends < deadline);
+        let wait_until = cut_short.map_or(deadline, |(ends, _)| ends);
         // The reader thread stamps each line as it arrives, and the stamp decides whether it
         // came in time; the grace only lets a busy reader thread catch up.
-        let wait = deadline.saturating_duration_since(Instant::now()) + READER_GRACE;
+        let wait = wait_until.saturating_duration_since(Instant::now()) + READER_GRACE;
         let received = match self.next_line(wait) {
             Ok((at, Line::Text(text))) if at <= deadline => {
                 self.last_reply = at;
                 text
+            }
+            Err(RecvTimeoutError::Timeout) if cut_short.is_some() => {
+                return Err(self.out_of_time(&request, id));
             }
             Ok((_, Line::Text(_))) | Err(RecvTimeoutError::Timeout) => {
                 let what = format!(
@@ -349,6 +367,15 @@ impl Program {
             .lock()
             .map(|t| t.iter().cloned().collect())
             .unwrap_or_default()
+    }
+
+    fn out_of_time(&mut self, request: &Request, id: u64) -> ProtocolError {
+        let given = self.ends.map_or(0.0, |(_, given)| given.as_secs_f64());
+        let what = format!(
+            "was still being checked when the check's deadline of {} s passed (--deadline)",
+            fmt_time(given)
+        );
+        self.fail(request, id, what)
     }
 
     fn fail(&mut self, request: &Request, id: u64, what: String) -> ProtocolError {

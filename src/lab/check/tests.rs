@@ -401,7 +401,11 @@ fn once_the_deadline_has_passed_no_check_starts() {
         &mut || Box::new(Student::new(Mistake::Correct)),
         &plan,
     );
-    assert_eq!(error, None);
+    let error = error.expect("a deadline that passed is the report's error");
+    assert!(
+        error.starts_with("the check's deadline of 0.0 s passed (--deadline) before new-starts-over"),
+        "{error}"
+    );
     for o in &out {
         assert_eq!(
             o.verdict,
