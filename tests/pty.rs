@@ -339,3 +339,25 @@ fn sigterm_while_recording_saves_the_session_and_says_where() {
     assert!(saved.contains("\"action\": \"pause\""), "{saved}");
     assert!(ui.text().contains("session saved to"), "{}", ui.text());
 }
+
+#[test]
+fn check_on_a_terminal_names_the_check_under_way_and_clears_the_line_at_the_end() {
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return;
+    }
+    let slow = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/lab/faulty/slow.py");
+    let mut session = Session::start(&["check", "--deadline", "4", "--", "python3", slow]);
+    // slow.py takes 30 ms an answer: long enough for the line to be drawn between results.
+    session.wait_for("checking ");
+    assert_eq!(session.wait_exit(), 2);
+    let screen = session.text();
+    assert!(screen.contains("deadline of 4.0 s passed"), "{screen}");
+    assert!(
+        !screen.contains("checking "),
+        "the line is cleared at the end:\n{screen}"
+    );
+}

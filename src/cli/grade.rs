@@ -2,13 +2,14 @@
 //! (the folder, the points file, `-o DIR`) is checked before the first program runs, so a
 //! grading run never stops half way for a reason known at the start.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use super::args::{GradeArgs, GradeFormat};
 use super::lab::read_points;
+use super::progress::Progress;
 use super::Failure;
 use crate::lab::class::{Class, Run};
 use crate::lab::grade::{self, Graded};
@@ -116,47 +117,6 @@ fn write_own_reports(dir: &Path, graded: &Graded, points: &Points) -> Result<(),
         })?;
     }
     Ok(())
-}
-
-/// A progress bar on a terminal's stderr, nothing otherwise (a log or a CI runner gets only
-/// the tables).
-struct Progress(Option<indicatif::ProgressBar>);
-
-impl Progress {
-    fn on_stderr(total: usize) -> Progress {
-        if !std::io::stderr().is_terminal() {
-            return Progress(None);
-        }
-        let bar = indicatif::ProgressBar::new(total as u64);
-        let style = indicatif::ProgressStyle::with_template(
-            "{pos}/{len} submissions checked [{bar:30}] {elapsed} {msg}",
-        )
-        .map(|s| s.progress_chars("=> "));
-        if let Ok(style) = style {
-            bar.set_style(style);
-        }
-        bar.enable_steady_tick(Duration::from_millis(250));
-        Progress(Some(bar))
-    }
-
-    fn graded(&self, graded: &Graded) {
-        if let Some(bar) = &self.0 {
-            let report = &graded.report;
-            bar.set_message(format!(
-                "last: {} {}/{}",
-                printable(&graded.name),
-                report.passed(),
-                report.outcomes.len()
-            ));
-            bar.inc(1);
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.0 {
-            bar.finish_and_clear();
-        }
-    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::args::{CheckArgs, CheckFormat};
+use super::progress::Spinner;
 use super::Failure;
 use crate::lab::check::CheckId;
 use crate::lab::points::Points;
@@ -137,11 +138,21 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
     }
     // Each check's lines go out as soon as it is decided; a failed write ends the check.
     let mut written = Ok(());
-    let report = check::run(&target, program, &plan, &mut |outcome| {
-        if text && written.is_ok() {
-            written = write!(out, "{}", report::text_of(outcome)).and_then(|()| out.flush());
-        }
-    });
+    let spinner = Spinner::on_stderr();
+    let report = check::run_watched(
+        &target,
+        program,
+        &plan,
+        &mut |check| spinner.starting(check),
+        &mut |outcome| {
+            if text && written.is_ok() {
+                written = spinner.above(|| {
+                    write!(out, "{}", report::text_of(outcome)).and_then(|()| out.flush())
+                });
+            }
+        },
+    );
+    spinner.finish();
     written?;
     write_report(out, args.format, &report, &points)?;
     if let Some(error) = &report.error {

@@ -6,6 +6,7 @@ pub mod chaos;
 pub mod export;
 pub mod grade;
 pub mod lab;
+pub mod progress;
 pub mod report;
 
 use std::io::{self, IsTerminal, Write};

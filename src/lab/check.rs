@@ -225,6 +225,18 @@ pub fn run(
     plan: &Plan,
     decided: &mut dyn FnMut(&Outcome),
 ) -> Report {
+    run_watched(target, program, plan, &mut |_| {}, decided)
+}
+
+/// [`run`], with `starting` told of each check as it begins (for a progress line while a long
+/// check runs).
+pub fn run_watched(
+    target: &Target,
+    program: Program,
+    plan: &Plan,
+    starting: &mut dyn FnMut(CheckId),
+    decided: &mut dyn FnMut(&Outcome),
+) -> Report {
     let language = program.language.clone();
     let started = Instant::now();
     let mut program = program;
@@ -234,8 +246,14 @@ pub fn run(
         fresh.set_deadline(started, plan.deadline);
         Ok(Box::new(fresh))
     };
-    let (outcomes, calls, error, stderr) =
-        run_on(Box::new(program), &mut start, target, plan, decided);
+    let (outcomes, calls, error, stderr) = run_on(
+        Box::new(program),
+        &mut start,
+        target,
+        plan,
+        starting,
+        decided,
+    );
     Report {
         target: target.describe(),
         language,
@@ -260,6 +278,7 @@ pub fn run_on(
     start: &mut Start,
     target: &Target,
     plan: &Plan,
+    starting: &mut dyn FnMut(CheckId),
     decided: &mut dyn FnMut(&Outcome),
 ) -> Found {
     let mut run = Run {
@@ -291,18 +310,21 @@ pub fn run_on(
             }
             _ if error.is_some() => not_run(check, "the program stopped answering before it"),
             Err(_) => unreachable!("a failed preparation is an error"),
-            Ok(prepared) => match run.check(check, prepared) {
-                Ok(outcome) => outcome,
-                Err(e) => {
-                    error = Some(e.sentence);
-                    let why = if run.deadline_passed() {
-                        "the check ran out of time during it"
-                    } else {
-                        "the program stopped answering during it"
-                    };
-                    not_run(check, why)
+            Ok(prepared) => {
+                starting(check);
+                match run.check(check, prepared) {
+                    Ok(outcome) => outcome,
+                    Err(e) => {
+                        error = Some(e.sentence);
+                        let why = if run.deadline_passed() {
+                            "the check ran out of time during it"
+                        } else {
+                            "the program stopped answering during it"
+                        };
+                        not_run(check, why)
+                    }
                 }
-            },
+            }
         };
         decided(&outcome);
         outcomes.push(outcome);

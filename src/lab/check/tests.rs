@@ -14,7 +14,8 @@ fn check_with(
 ) -> (Vec<Outcome>, u64, Option<String>) {
     let mut start = || -> Result<Box<dyn Subject>, ProtocolError> { Ok(fresh()) };
     let target = Target::Folder("student".into());
-    let (outcomes, calls, error, _) = run_on(first, &mut start, &target, plan, &mut |_| {});
+    let (outcomes, calls, error, _) =
+        run_on(first, &mut start, &target, plan, &mut |_| {}, &mut |_| {});
     (outcomes, calls, error)
 }
 
@@ -403,7 +404,9 @@ fn once_the_deadline_has_passed_no_check_starts() {
     );
     let error = error.expect("a deadline that passed is the report's error");
     assert!(
-        error.starts_with("the check's deadline of 0.0 s passed (--deadline) before new-starts-over"),
+        error.starts_with(
+            "the check's deadline of 0.0 s passed (--deadline) before new-starts-over"
+        ),
         "{error}"
     );
     for o in &out {
@@ -452,6 +455,7 @@ fn a_failures_replay_line_names_its_check_before_the_command() {
         &mut start,
         &target,
         &plan(),
+        &mut |_| {},
         &mut |_| {},
     );
     let failing: Vec<&Outcome> = out.iter().filter(|o| o.failure().is_some()).collect();
