@@ -568,6 +568,40 @@ fn the_lesson_on_a_wrong_implementation_marks_each_difference_with_its_rule() {
 }
 
 #[test]
+fn what_a_hostile_program_sends_is_escaped_in_every_format_and_in_its_minimal_case() {
+    if !require("python3", has("python3")) {
+        return;
+    }
+    let path = lab_dir().join("faulty/hostile_text.py");
+    let program = path.to_str().unwrap();
+    let raw = |text: &str| text.chars().any(|c| c.is_control() && c != '\n');
+    for format in ["text", "json", "junit", "gradescope"] {
+        let (code, out, err) = tool(&["check", "--format", format, "--", "python3", program]);
+        assert_eq!(code, Some(1), "{format}: {err}");
+        assert!(
+            !raw(&out),
+            "{format}: a control character reached stdout: {out:?}"
+        );
+        assert!(
+            out.contains("PWNED"),
+            "{format}: the text is shown, escaped: {out}"
+        );
+    }
+    let target = Target::Command(vec!["python3".into(), program.into()]);
+    let report = check_target(&target, &Plan::default());
+    let failure = report
+        .first_failure()
+        .and_then(|o| o.failure())
+        .expect("it fails");
+    let text = fencing_lab::cli::lab::minimal_case_scenario("lease-live", failure);
+    let scenario = Scenario::parse("minimal", "the minimal case", &text)
+        .unwrap_or_else(|e| panic!("the minimal case is a lesson: {e}\n{text}"));
+    for beat in &scenario.beats {
+        assert!(!raw(&beat.captions.fenced), "{:?}", beat.captions.fenced);
+    }
+}
+
+#[test]
 fn the_minimal_case_becomes_a_lesson_the_ui_can_open() {
     if !can_run("js") {
         return;

@@ -338,7 +338,7 @@ fn picture_options_are_refused_in_one_sentence() {
         (&["export", "gc-pause"], "--output"),
         (
             &["export", "gc-pause", "-o", "/nonexistent/dir/lesson.html"],
-            "could not write the page",
+            "cannot export to /nonexistent/dir/lesson.html: the folder /nonexistent/dir does not exist",
         ),
         (&["export", "no-such-lesson", "-o", "-"], "no-such-lesson"),
     ];

@@ -220,7 +220,7 @@ fn open_failure(target: &Target, outcome: &check::Outcome) -> Result<(), Failure
         None => {
             let text = minimal_case_scenario(outcome.id(), failure);
             // Validated here, so a case the lesson cannot show is one sentence, not a bad file.
-            Scenario::parse("minimal-case", "check --tui", &text)
+            Scenario::parse("minimal-case", "the minimal case", &text)
                 .map_err(|e| Failure::usage(format!("the minimal case cannot be shown: {e}")))?;
             // Named after the rule, so the header reads "renew-extends-from-now: ...".
             let folder = std::env::temp_dir().join(format!("fencing-lab-{}", std::process::id()));
@@ -330,11 +330,12 @@ pub fn minimal_case_scenario(rule: &str, failure: &check::Failure) -> String {
         beats.push_str(&format!(
             "\n[[beat]]\nat = {}\ncaption = {}\n",
             fmt_time(played.now),
-            quote(&if leads {
+            // What the program said is shown, never obeyed: escaped, as a caption must be.
+            quote(&printable(&if leads {
                 caption.clone()
             } else {
                 format!("Your code: {caption}")
-            })
+            }))
         ));
         if let Some(action) = action {
             beats.push_str(&action);

@@ -146,13 +146,17 @@ impl Program {
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = Arc::clone(&tail);
         let stderr_read = std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
+            // Bytes, not text: a line that is not UTF-8 is shown, not the end of stderr.
+            for line in BufReader::new(stderr).split(b'\n') {
                 let Ok(line) = line else { break };
+                let line = String::from_utf8_lossy(&line);
                 let mut tail = keep.lock().unwrap_or_else(|e| e.into_inner());
                 if tail.len() == STDERR_TAIL {
                     tail.pop_front();
                 }
-                tail.push_back(line.trim().chars().take(300).collect());
+                // What the program wrote is shown, never obeyed: escaped where it enters.
+                let line: String = line.trim().chars().take(300).collect();
+                tail.push_back(printable(&line).into_owned());
             }
         });
         let mut program = Program {
@@ -174,7 +178,7 @@ impl Program {
             broken: None,
         };
         match program.call(&Request::Hello)? {
-            Reply::Hello { language } => program.language = language,
+            Reply::Hello { language } => program.language = printable(&language).into_owned(),
             other => {
                 return Err(program.fail(
                     &Request::Hello,
