@@ -6,7 +6,8 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use fencing_lab::sim::scenario::{read_text_file, MAX_EVENTS};
+use fencing_lab::sim::files::read_text_file;
+use fencing_lab::sim::scenario::MAX_EVENTS;
 use fencing_lab::sim::{
     BeatAction, ChaosParams, ClientAction, ClientId, Keep, LockId, Scenario, ScenarioError, Setup,
     World,

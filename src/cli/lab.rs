@@ -15,7 +15,7 @@ use crate::lab::remote::{self, Fault};
 use crate::lab::wire::{fmt_time, Reply, Request};
 use crate::lab::{autograder, check, report, starter, Plan, Report, Target, Timeouts};
 use crate::sim::backend::BackendFactory;
-use crate::sim::scenario::read_text_file;
+use crate::sim::files::read_text_file;
 use crate::sim::text::printable;
 use crate::sim::Scenario;
 

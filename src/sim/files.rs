@@ -1,7 +1,8 @@
 //! Files written whole: a temporary file beside the target, synced, then renamed into place, so
-//! a reader (or a crash) never sees half a file, and an older file survives a failed write.
+//! a reader (or a crash) never sees half a file, and an older file survives a failed write; and
+//! text files read with a limit, never from a pipe or a device.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::text::printable;
@@ -83,6 +84,43 @@ pub fn temporary_beside(path: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".into());
     folder_of(path).join(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Reads a text file of at most `max` bytes: only a regular file (a FIFO or a device would block
+/// or never end), never more than `max + 1` bytes, a byte-order mark dropped.
+pub fn read_text_file(path: &Path, max: u64, what: &str) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    if meta.is_dir() {
+        return Err(format!("is a folder, not {what}"));
+    }
+    if !meta.is_file() {
+        return Err(format!(
+            "is not a regular file (a pipe or a device?), so it cannot be {what}"
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if bytes.len() as u64 > max {
+        let limit = if max.is_multiple_of(1024 * 1024) {
+            format!("{} MiB", max / (1024 * 1024))
+        } else {
+            format!("{} KiB", max / 1024)
+        };
+        return Err(format!("is more than the {limit} {what} may have"));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "is not UTF-8 text (byte {} is not)",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    })
 }
 
 #[cfg(test)]

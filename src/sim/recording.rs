@@ -9,9 +9,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::event::ClientId;
+use super::files::read_text_file;
 use super::files::{can_write, write_whole_with};
 use super::input::{Input, InputKind};
-use super::scenario::{read_text_file, Scenario};
+use super::scenario::Scenario;
 use super::session::Session;
 use super::text::printable;
 use super::time::{seconds, to_ms, MAX_MS};
