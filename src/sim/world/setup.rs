@@ -1,0 +1,82 @@
+//! What fixes a run apart from the lecturer's inputs.
+
+use std::sync::Arc;
+
+use crate::sim::backend::BackendFactory;
+use crate::sim::scenario::Scenario;
+use crate::sim::systems::System;
+use crate::FenceCheck;
+
+/// Everything that fixes a run apart from the lecturer's inputs: replaying it with the same
+/// inputs gives the same history.
+#[derive(Clone)]
+pub struct Setup {
+    pub scenario: Arc<Scenario>,
+    pub seed: u64,
+    /// Whether fencing is on at t = 0.
+    pub fencing: bool,
+    /// The storage's check while fencing is on, at t = 0.
+    pub check: FenceCheck,
+    /// What implements the lock service and the storage.
+    pub backend: BackendFactory,
+    /// The student's implementation behind `backend`, by name; `None` for this library.
+    pub implemented_by: Option<String>,
+    /// The real system the lesson speaks as (`--as`): its word for the token.
+    pub system: Option<&'static System>,
+}
+
+impl Setup {
+    /// The built-in library, with the scenario's own seed and fencing setting.
+    pub fn new(scenario: Arc<Scenario>) -> Setup {
+        Setup {
+            seed: scenario.seed,
+            fencing: scenario.fencing,
+            check: FenceCheck::PerKey,
+            backend: crate::sim::backend::built_in(),
+            implemented_by: None,
+            system: None,
+            scenario,
+        }
+    }
+
+    /// The same, told in a real system's words (`--as`); a system with no token runs with
+    /// fencing off, since its storage has nothing to check.
+    pub fn as_system(mut self, system: &'static System) -> Setup {
+        self.system = Some(system);
+        if !system.has_token {
+            self.fencing = false;
+        }
+        self
+    }
+
+    /// The same, with this seed.
+    pub fn seed(mut self, seed: u64) -> Setup {
+        self.seed = seed;
+        self
+    }
+
+    /// The same, with fencing on or off at t = 0.
+    pub fn fencing(mut self, on: bool) -> Setup {
+        self.fencing = on;
+        self
+    }
+
+    /// The same, with this check.
+    pub fn check(mut self, check: FenceCheck) -> Setup {
+        self.check = check;
+        self
+    }
+
+    /// The same, on another implementation.
+    pub fn backend(mut self, backend: BackendFactory) -> Setup {
+        self.backend = backend;
+        self
+    }
+
+    /// The same, on a student's implementation, named as the reports name it (its folder).
+    pub fn student(mut self, backend: BackendFactory, name: impl Into<String>) -> Setup {
+        self.backend = backend;
+        self.implemented_by = Some(name.into());
+        self
+    }
+}
