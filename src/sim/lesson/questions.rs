@@ -1,0 +1,143 @@
+//! The lesson's questions: whether one still applies in this run, its answer, and what the
+//! reveal says of the class's prediction.
+
+use super::premise::first_write_at;
+use super::run_view::RunView;
+use super::{Caption, Lesson, Source, Tone};
+use crate::sim::client::Client;
+use crate::sim::event::EventKind;
+use crate::sim::scenario::{BeatAction, ClientAction, Variant};
+use crate::sim::time::Ms;
+use crate::sim::world::World;
+use crate::Outcome;
+
+impl Lesson {
+    /// Whether beat `index`'s question still makes sense in this world (at the moment before the
+    /// beat): the write it asks about will be sent, by the client, with the token and to the key
+    /// the question was written for.
+    pub fn question_applies(&self, world: &World, index: usize) -> bool {
+        let Some(beat) = self.scenario.beats.get(index) else {
+            return false;
+        };
+        if beat.ask.is_none() {
+            return false;
+        }
+        let variant = Variant::of(world.fencing(), world.fenced_check());
+        let Some(expected) = first_write_at(self.reference(variant), beat) else {
+            return false;
+        };
+        let EventKind::Write {
+            client,
+            key,
+            verdict,
+            ..
+        } = &expected.kind
+        else {
+            return false;
+        };
+        match &beat.action {
+            Some(BeatAction::Client {
+                client: c,
+                action:
+                    ClientAction::Write {
+                        lock,
+                        key: k,
+                        token,
+                        delay: None,
+                        ..
+                    },
+            }) => {
+                let actor: &Client = world.client(*c);
+                let token = token.or_else(|| actor.belief(*lock).map(|b| b.token));
+                !actor.is_down()
+                    && !actor.is_paused()
+                    && actor.delay_next.is_none()
+                    && c == client
+                    && k == key
+                    && token == Some(verdict.token)
+            }
+            Some(_) => false,
+            None => world.in_flight().any(|(at, c, k, token)| {
+                at == beat.at && c == *client && k == key && token == verdict.token
+            }),
+        }
+    }
+
+    /// The verdict on the write beat `index`'s question asks about, as the answer states it:
+    /// "REJECTED, token 1 < 2, the highest token 'file' has accepted."
+    pub fn answer(&self, run: RunView<'_>, index: usize) -> Caption {
+        self.spoken(self.answer_of(run, index))
+    }
+
+    fn answer_of(&self, run: RunView<'_>, index: usize) -> Caption {
+        let beat = &run.scenario().beats[index];
+        let source = Source::Reveal { beat: index };
+        let Some(write) = first_write_at(run.events(), beat) else {
+            return Caption {
+                text: "no write reached the storage at this moment in this run, so there is nothing to judge."
+                    .into(),
+                tone: Tone::Plain,
+                source,
+            };
+        };
+        let EventKind::Write { key, verdict, .. } = &write.kind else {
+            unreachable!("first_write_at finds writes")
+        };
+        let (word, tail, tone) = match verdict.outcome() {
+            Outcome::Corrupted => ("ACCEPTED", " CORRUPTED DATA!", Tone::Corrupted),
+            Outcome::Accepted => ("ACCEPTED", "", Tone::Plain),
+            Outcome::Rejected => ("REJECTED", "", Tone::Rejected),
+        };
+        Caption {
+            text: format!("{word}, {}.{tail}", verdict.reason(key)),
+            tone,
+            source,
+        }
+    }
+
+    /// What beat `index`'s question reveals: the answer, and whether the prediction
+    /// (`Some(true)`: accepted) was right; `None` when the question was skipped.
+    pub fn reveal(&self, run: RunView<'_>, index: usize, predicted: Option<bool>) -> Caption {
+        let mut answer = self.answer(run, index);
+        let accepted = first_write_at(run.events(), &run.scenario().beats[index])
+            .and_then(|e| e.kind.verdict())
+            .map(|v| v.accepted);
+        let said = match (predicted, accepted) {
+            (Some(p), Some(accepted)) => format!(
+                "You said {}. {}: ",
+                if p { "accepted" } else { "rejected" },
+                if p == accepted { "Right" } else { "Not quite" }
+            ),
+            (Some(p), None) => {
+                format!("You said {}, but ", if p { "accepted" } else { "rejected" })
+            }
+            (None, _) => "Skipped. The answer: ".into(),
+        };
+        answer.text = said + &answer.text;
+        answer
+    }
+
+    /// Whether beat `index`'s question has a write to judge in this run.
+    pub fn has_answer(&self, run: RunView<'_>, index: usize) -> bool {
+        first_write_at(run.events(), &run.scenario().beats[index]).is_some()
+    }
+
+    /// Why beat `index`'s action did not happen as written by `t`, if it did not.
+    pub fn beat_note(&self, run: RunView<'_>, index: usize, t: Ms) -> Option<String> {
+        self.fate_note(run, index, t)
+            .map(|note| self.vocab.say(&note))
+    }
+
+    /// The question of beat `index`, as the caption box asks it.
+    pub fn question(&self, index: usize) -> Caption {
+        let text = self.scenario.beats[index]
+            .ask
+            .as_ref()
+            .map_or(String::new(), |q| q.text.clone());
+        self.spoken(Caption {
+            text,
+            tone: Tone::Question,
+            source: Source::Question { beat: index },
+        })
+    }
+}
