@@ -16,7 +16,8 @@ use std::fmt::Write as _;
 
 use super::words::settings_line;
 use super::xml::escape;
-use crate::sim::time::{fmt_seconds, fmt_signed};
+use crate::sim::phrase::labels;
+use crate::sim::time::fmt_seconds;
 use crate::sim::{ClientId, Event, EventKind, History, LaneState, Ms, Session, Vocab};
 use crate::Outcome;
 
@@ -1046,135 +1047,60 @@ impl Svg {
             return;
         }
         self.event_t = Some(t);
+        let words = labels(event, vocab);
         match &event.kind {
-            EventKind::Grant {
-                client,
-                lock,
-                token,
-                ..
-            } => {
+            EventKind::Grant { client, .. } => {
                 let y = p.clients[client.index()];
                 self.request(p, x, y, d, false);
                 self.reply(p, x + d, y, d, false, false);
-                // With several locks, which one was granted matters.
-                let named = (vocab.locks.len() > 1)
-                    .then(|| format!("grant {}, token {token}", vocab.lock(*lock)));
-                self.op_label(
-                    p,
-                    x + 2.0 * d,
-                    y,
-                    4,
-                    Tone::Strong,
-                    &[
-                        named.unwrap_or_else(|| format!("grant, token {token}")),
-                        format!("grant, token {token}"),
-                        format!("token {token}"),
-                        format!("t{token}"),
-                    ],
-                );
+                self.op_label(p, x + 2.0 * d, y, 4, Tone::Strong, &words.main);
             }
             EventKind::AcquireRefused { client, .. } => {
                 legend.refused.see(t);
                 let y = p.clients[client.index()];
                 self.request(p, x, y, d, p.busy);
                 self.reply(p, x + d, y, d, true, p.busy);
-                self.op_label(
-                    p,
-                    x + 2.0 * d,
-                    y,
-                    7,
-                    Tone::Quiet,
-                    &["acquire: refused".into(), "refused".into()],
-                );
+                self.op_label(p, x + 2.0 * d, y, 7, Tone::Quiet, &words.main);
             }
-            EventKind::Renew { client, token, .. } => {
+            EventKind::Renew { client, .. } => {
                 let y = p.clients[client.index()];
                 self.request(p, x, y, d, false);
                 self.reply(p, x + d, y, d, false, false);
-                self.op_label(
-                    p,
-                    x + 2.0 * d,
-                    y,
-                    8,
-                    Tone::Plain,
-                    &[
-                        format!("renew token {token}: ok"),
-                        format!("renew t{token}"),
-                        "+".into(),
-                    ],
-                );
+                self.op_label(p, x + 2.0 * d, y, 8, Tone::Plain, &words.main);
             }
-            EventKind::RenewRefused { client, token, .. } => {
+            EventKind::RenewRefused { client, .. } => {
                 legend.refused.see(t);
                 let y = p.clients[client.index()];
                 self.request(p, x, y, d, false);
                 self.reply(p, x + d, y, d, true, false);
-                self.op_label(
-                    p,
-                    x + 2.0 * d,
-                    y,
-                    5,
-                    Tone::Plain,
-                    &[
-                        format!("renew token {token}: refused"),
-                        format!("renew t{token}: refused"),
-                        "refused".into(),
-                    ],
-                );
+                self.op_label(p, x + 2.0 * d, y, 5, Tone::Plain, &words.main);
             }
-            EventKind::Release { client, token, .. } => {
+            EventKind::Release { client, .. } => {
                 let y = p.clients[client.index()];
                 self.request(p, x, y, d, false);
-                self.op_label(
-                    p,
-                    x + d,
-                    y,
-                    8,
-                    Tone::Quiet,
-                    &[format!("release token {token}"), "release".into()],
-                );
+                self.op_label(p, x + d, y, 8, Tone::Quiet, &words.main);
             }
-            EventKind::ReleaseRefused { client, token, .. } => {
+            EventKind::ReleaseRefused { client, .. } => {
                 legend.refused.see(t);
                 let y = p.clients[client.index()];
                 self.request(p, x, y, d, false);
                 self.reply(p, x + d, y, d, true, false);
-                self.op_label(
-                    p,
-                    x + 2.0 * d,
-                    y,
-                    6,
-                    Tone::Plain,
-                    &[format!("release token {token}: refused"), "refused".into()],
-                );
+                self.op_label(p, x + 2.0 * d, y, 6, Tone::Plain, &words.main);
             }
-            EventKind::Expire { token, .. } => {
+            EventKind::Expire { .. } => {
                 self.diamond(x, p.lock, d * 1.4, "white");
-                self.below_lock(
-                    p,
-                    x,
-                    5,
-                    &[format!("token {token} expires"), format!("t{token} ends")],
-                );
+                self.below_lock(p, x, 5, &words.main);
             }
-            EventKind::Differs { client, rule, .. } => {
-                let label = [format!("≠ {rule}"), "≠".into()];
-                match client {
-                    Some(c) => {
-                        let y = p.clients[c.index()];
-                        self.under_client(p, x, y, 1, &label, Anchor::Middle);
-                    }
-                    None => self.below_lock(p, x, 1, &label),
+            EventKind::Differs { client, .. } => match client {
+                Some(c) => {
+                    let y = p.clients[c.index()];
+                    self.under_client(p, x, y, 1, &words.main, Anchor::Middle);
                 }
-            }
-            EventKind::ClockJump { by, .. } => {
+                None => self.below_lock(p, x, 1, &words.main),
+            },
+            EventKind::ClockJump { .. } => {
                 self.diamond(x, p.lock, d * 1.4, INK);
-                self.below_lock(
-                    p,
-                    x,
-                    3,
-                    &[format!("clock jumps {} s", fmt_signed(*by)), "clock".into()],
-                );
+                self.below_lock(p, x, 3, &words.main);
             }
             EventKind::Pause { client, .. } => {
                 self.tick(x, p.clients[client.index()], p.bar, GC);
@@ -1182,7 +1108,7 @@ impl Svg {
             EventKind::Resume { client } => {
                 let y = p.clients[client.index()];
                 self.tick(x, y, p.bar, GC);
-                self.under_client(p, x, y, 6, &["wakes".into()], Anchor::Middle);
+                self.under_client(p, x, y, 6, &words.main, Anchor::Middle);
             }
             EventKind::Crash { client, .. } => {
                 let y = p.clients[client.index()];
@@ -1203,13 +1129,10 @@ impl Svg {
             EventKind::Restart { client } => {
                 let y = p.clients[client.index()];
                 self.tick(x, y, p.bar, CRASH);
-                self.under_client(p, x, y, 6, &["restarts".into()], Anchor::Middle);
+                self.under_client(p, x, y, 6, &words.main, Anchor::Middle);
             }
             EventKind::Send {
-                client,
-                token,
-                deliver_at,
-                ..
+                client, deliver_at, ..
             } => {
                 legend.delayed.see(t);
                 let y = p.clients[client.index()];
@@ -1224,21 +1147,10 @@ impl Svg {
                     r#"<line x1="{x:.1}" y1="{y:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{WRITE}" stroke-width="1.8" stroke-dasharray="2 3" marker-end="url(#{}warrow)"/>"#,
                     self.id
                 );
-                self.under_client(
-                    p,
-                    x + 3.0,
-                    y,
-                    5,
-                    &[
-                        format!("write token {token}, held by the network"),
-                        format!("write t{token}, delayed"),
-                    ],
-                    Anchor::Start,
-                );
+                self.under_client(p, x + 3.0, y, 5, &words.main, Anchor::Start);
             }
             EventKind::Write {
                 client,
-                key,
                 verdict,
                 sent_at,
                 ..
@@ -1252,17 +1164,7 @@ impl Svg {
                         p.storage - 1.0,
                         self.id
                     );
-                    self.under_client(
-                        p,
-                        tip + 3.0,
-                        y,
-                        5,
-                        &[
-                            format!("write {key}, token {}", verdict.token),
-                            format!("write t{}", verdict.token),
-                        ],
-                        Anchor::Start,
-                    );
+                    self.under_client(p, tip + 3.0, y, 5, &words.main, Anchor::Start);
                 }
                 let s = f * 1.05;
                 let (cx, cy) = (tip, p.storage - s * 0.5 - 3.0);
@@ -1291,7 +1193,7 @@ impl Svg {
                             cy + s * 0.3,
                             s * 0.8
                         );
-                        self.above_storage(p, cx, s, 9, Tone::Quiet, &["accepted".into()]);
+                        self.above_storage(p, cx, s, 9, Tone::Quiet, &words.verdict);
                     }
                     Outcome::Rejected => {
                         legend.rejected.see(t);
@@ -1303,17 +1205,7 @@ impl Svg {
                             cy + s * 0.3,
                             s * 0.8
                         );
-                        self.above_storage(
-                            p,
-                            cx,
-                            s,
-                            1,
-                            Tone::Rejected,
-                            &[
-                                format!("REJECTED {}", verdict.comparison()),
-                                "REJECTED".into(),
-                            ],
-                        );
+                        self.above_storage(p, cx, s, 1, Tone::Rejected, &words.verdict);
                     }
                     Outcome::Corrupted => {
                         legend.corrupted.see(t);
@@ -1329,52 +1221,16 @@ impl Svg {
                 }
                 self.taken.push(mark);
                 // The key's highest token, where this write raised it.
-                if verdict.accepted && verdict.key_highest.is_none_or(|h| verdict.token > h) {
-                    self.below_storage(
-                        p,
-                        cx,
-                        &[
-                            format!("highest({key}) = {}", verdict.token),
-                            format!("{key}: {}", verdict.token),
-                        ],
-                    );
+                if !words.highest.is_empty() {
+                    self.below_storage(p, cx, &words.highest);
                 }
             }
-            EventKind::Corruption {
-                token,
-                highest,
-                overwrote_token,
-                ..
-            } => {
-                let words = match overwrote_token {
-                    Some(o) if o == highest => format!("token {token} overwrote token {o}"),
-                    _ => format!("token {token} < highest {highest}"),
-                };
+            EventKind::Corruption { .. } => {
                 let s = f * 1.05;
-                self.above_storage(
-                    p,
-                    x + d,
-                    s,
-                    0,
-                    Tone::Corrupted,
-                    &[
-                        format!("CORRUPTED DATA! {words}"),
-                        "CORRUPTED DATA!".into(),
-                        "CORRUPTED".into(),
-                    ],
-                );
+                self.above_storage(p, x + d, s, 0, Tone::Corrupted, &words.verdict);
             }
-            EventKind::Fencing { on } => {
-                let words = if *on {
-                    "fencing ON from here"
-                } else {
-                    "fencing OFF from here"
-                };
-                self.switch_line(p, x, 2, words);
-            }
-            EventKind::Check { check } => {
-                let words = format!("check: {} ({})", check.name(), check.rule());
-                self.switch_line(p, x, 2, &words);
+            EventKind::Fencing { .. } | EventKind::Check { .. } => {
+                self.switch_line(p, x, 2, &words.main[0]);
             }
         }
         self.event_t = None;

@@ -8,17 +8,19 @@
 //! 1. [`text`], [`time`], [`systems`], [`files`]: printable text, plurals; milliseconds and the
 //!    one time format; what real systems call the fencing token; files written whole.
 //! 2. [`event`]: clients, locks and the event stream.
-//! 3. [`scenario`]: lesson scripts and their validation (pure data).
-//! 4. [`input`]: what the lecturer does.
-//! 5. [`chaos`]: the chaos test's job machine, a pure step.
-//! 6. [`client`]: one client's state and its own clock.
-//! 7. [`history`]: the record of a run.
-//! 8. [`backend`]: the lock service and storage behind traits (built-in or a student's).
-//! 9. [`world`]: the world at one moment, and how it advances.
-//! 10. [`session`]: a run with its inputs, and time travel by replay.
-//! 11. [`recording`]: a session saved and loaded.
-//! 12. [`lesson`]: captions that are true, questions, belief beside truth.
-//! 13. [`story`]: a run told in time order, for transcripts, handouts and pages.
+//! 3. [`phrase`]: the words for each event, in one place: the transcript's line, the caption's
+//!    sentence and the diagram's labels, in the vocabulary of the system in force.
+//! 4. [`scenario`]: lesson scripts and their validation (pure data).
+//! 5. [`input`]: what the lecturer does.
+//! 6. [`chaos`]: the chaos test's job machine, a pure step.
+//! 7. [`client`]: one client's state and its own clock.
+//! 8. [`history`]: the record of a run.
+//! 9. [`backend`]: the lock service and storage behind traits (built-in or a student's).
+//! 10. [`world`]: the world at one moment, and how it advances.
+//! 11. [`session`]: a run with its inputs, and time travel by replay.
+//! 12. [`recording`]: a session saved and loaded.
+//! 13. [`lesson`]: captions that are true, questions, belief beside truth.
+//! 14. [`story`]: a run told in time order, for transcripts, handouts and pages.
 
 pub mod files;
 pub mod systems;
@@ -26,6 +28,8 @@ pub mod text;
 pub mod time;
 
 pub mod event;
+
+pub mod phrase;
 
 pub mod scenario;
 

@@ -22,18 +22,10 @@ mod questions;
 mod run_view;
 mod sentences;
 
+pub use super::phrase::Tone;
 pub use belief::{belief_and_truth, BeliefTruth, Believes, Truth};
 use premise::{latest_instant, signature, tone_of};
 pub use run_view::RunView;
-
-/// How a caption should look: colour and weight follow what it says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Tone {
-    Plain,
-    Rejected,
-    Corrupted,
-    Question,
-}
 
 /// Where a caption came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -3,13 +3,12 @@
 
 use super::run_view::RunView;
 use super::{Lesson, Tone};
-use crate::sim::event::{outcome_word, ClientId, Event, EventKind, LockId, Refusal};
+use crate::sim::event::{ClientId, Event, EventKind, LockId};
 use crate::sim::history::Fate;
 use crate::sim::input::InputKind;
+use crate::sim::phrase::{caption, Around, Away};
 use crate::sim::scenario::{BeatAction, ClientAction};
-use crate::sim::text::printable;
-use crate::sim::time::{fmt_seconds, fmt_service_seconds, Ms};
-use crate::{LeaseError, Outcome};
+use crate::sim::time::{fmt_seconds, Ms};
 
 impl Lesson {
     /// Why a beat's action did not happen as written, if it did not.
@@ -51,282 +50,39 @@ impl Lesson {
         }
     }
 
-    /// One event as a sentence of the caption, with its priority (lower: more important).
+    /// One event as a sentence of the caption, with its priority (lower: more important): the
+    /// words are the phrase table's, told what the run knows around the event at `t`.
     pub(super) fn sentence(
         &self,
         run: RunView<'_>,
         event: &Event,
         t: Ms,
     ) -> Option<(u8, String, Tone)> {
-        let word = self.vocab.token;
-        let lock = |l: LockId| self.vocab.lock(l).to_owned();
-        Some(match &event.kind {
-            EventKind::Write {
-                client,
-                key,
-                verdict,
-                sent_at,
-                lease_live,
-                ..
-            } => {
-                let outcome = verdict.outcome();
-                let who = match sent_at {
-                    Some(sent) => format!(
-                        "{}'s write to {key}, sent at {} s with {word} {}, arrives",
-                        client.title(),
-                        fmt_seconds(*sent),
-                        verdict.token
-                    ),
-                    None => format!("{} writes {key} with {word} {}", client.title(), verdict.token),
-                };
-                let lapsed = if verdict.accepted && !verdict.is_stale() && !lease_live {
-                    " Its lease had run out, but no newer token had written."
-                } else {
-                    ""
-                };
-                let (priority, tone) = match outcome {
-                    Outcome::Corrupted => (0, Tone::Corrupted),
-                    Outcome::Rejected => (1, Tone::Rejected),
-                    Outcome::Accepted => (2, Tone::Plain),
-                };
-                let tail = if outcome == Outcome::Corrupted {
-                    " CORRUPTED DATA!"
-                } else {
-                    ""
-                };
-                let word = match outcome {
-                    Outcome::Corrupted => "accepted",
-                    other => outcome_word(other),
-                };
-                (
-                    priority,
-                    format!("{who}: {word}, {}.{tail}{lapsed}", verdict.reason(key)),
-                    tone,
-                )
+        let away = |client: ClientId| {
+            if run.frozen_at(client, t).is_some() {
+                Some(Away::Frozen)
+            } else if run.down_at(client, t).is_some() {
+                Some(Away::Down)
+            } else {
+                None
             }
-            EventKind::Corruption { .. } => return None,
-            EventKind::Send {
-                client,
-                key,
-                token,
-                deliver_at,
-            } => (
-                5,
-                format!(
-                    "{} sends a write to {key} with {word} {token}; the network holds it until {} s{}.",
-                    client.title(),
-                    fmt_seconds(*deliver_at),
-                    if run.injected(event.t, InputKind::Delay { client: *client }) {
-                        " (you delayed it)"
-                    } else {
-                        ""
-                    }
-                ),
-                Tone::Plain,
-            ),
-            EventKind::Grant {
-                client,
-                lock: l,
-                token,
-                expires_at,
-            } => (
-                4,
-                format!(
-                    "{} takes {} and gets {word} {token}, lease until {} s.",
-                    client.title(),
-                    lock(*l),
-                    fmt_service_seconds(*expires_at)
-                ),
-                Tone::Plain,
-            ),
-            EventKind::AcquireRefused {
-                client,
-                lock: l,
-                holder,
-            } => {
-                let why = match holder {
-                    Some(h) if h == client => {
-                        "its own earlier lease is still live (the lock service cannot tell it crashed)".into()
-                    }
-                    Some(h) if run.frozen_at(*h, t).is_some() => {
-                        format!("{h} holds it, even though it is frozen")
-                    }
-                    Some(h) if run.down_at(*h, t).is_some() => {
-                        format!("{h} holds it, even though it is down")
-                    }
-                    Some(h) => format!("{h} holds it"),
-                    None => "no holder was named".into(),
-                };
-                (
-                    6,
-                    format!("{} asks for {}: refused, {why}.", client.title(), lock(*l)),
-                    Tone::Plain,
-                )
-            }
-            EventKind::Expire {
-                client,
-                lock: l,
-                token,
-            } => {
-                let note = if run.frozen_at(*client, t).is_some() {
-                    format!(" {} is frozen and cannot know.", client.title())
-                } else if run.down_at(*client, t).is_some() {
-                    format!(" {} is down.", client.title())
-                } else {
-                    String::new()
-                };
-                (
-                    3,
-                    format!(
-                        "{}'s lease with {word} {token} runs out: {} is free.{note}",
-                        client.title(),
-                        lock(*l)
-                    ),
-                    Tone::Plain,
-                )
-            }
-            EventKind::Renew {
-                client,
-                token,
-                expires_at,
-                ..
-            } => (
-                8,
-                format!(
-                    "{} renews: the same {word} {token}, lease until {} s.",
-                    client.title(),
-                    fmt_service_seconds(*expires_at)
-                ),
-                Tone::Plain,
-            ),
-            EventKind::RenewRefused {
-                client,
-                token,
-                reason,
-                ..
-            } => (
-                5,
-                format!(
-                    "{} tries to renew {word} {token}: refused, {}. Only now does it learn its lease is gone.",
-                    client.title(),
-                    refusal_phrase(reason)
-                ),
-                Tone::Plain,
-            ),
-            EventKind::Release {
-                client,
-                lock: l,
-                token,
-            } => (
-                8,
-                format!("{} releases {} ({word} {token}).", client.title(), lock(*l)),
-                Tone::Plain,
-            ),
-            EventKind::ReleaseRefused {
-                client,
-                token,
-                reason,
-                ..
-            } => (
-                5,
-                format!(
-                    "{} tries to release with {word} {token}: refused, {}. The late release frees nothing.",
-                    client.title(),
-                    refusal_phrase(reason)
-                ),
-                Tone::Plain,
-            ),
-            EventKind::Pause { client, until } => (
-                7,
-                format!(
-                    "{} freezes in a GC pause{} until {} s.",
-                    client.title(),
-                    if run.injected(event.t, InputKind::Pause { client: *client }) {
-                        " you injected"
-                    } else {
-                        ""
-                    },
-                    fmt_seconds(*until)
-                ),
-                Tone::Plain,
-            ),
-            EventKind::Resume { client } => (
-                7,
-                format!(
-                    "{} wakes from its GC pause; to it, no time has passed.",
-                    client.title()
-                ),
-                Tone::Plain,
-            ),
-            EventKind::Crash { client, restart_at } => (
-                6,
-                format!(
-                    "{} crashes{}: it forgets its lease and restarts at {} s.",
-                    client.title(),
-                    if run.injected(event.t, InputKind::Crash { client: *client }) {
-                        " (you crashed it)"
-                    } else {
-                        ""
-                    },
-                    fmt_seconds(*restart_at)
-                ),
-                Tone::Plain,
-            ),
-            EventKind::Restart { client } => (
-                8,
-                format!(
-                    "{} restarts holding nothing: it must acquire again.",
-                    client.title()
-                ),
-                Tone::Plain,
-            ),
-            EventKind::Fencing { on: true } => (
-                3,
-                "Fencing is ON from here: the storage checks tokens again.".into(),
-                Tone::Plain,
-            ),
-            EventKind::Fencing { on: false } => (
-                3,
-                "Fencing is OFF from here: the storage accepts every write, last writer wins."
-                    .into(),
-                Tone::Plain,
-            ),
-            EventKind::Check { check } => (
-                3,
-                format!(
-                    "The storage's check is now {}: {}.",
-                    check.name(),
-                    check.rule()
-                ),
-                Tone::Plain,
-            ),
-            EventKind::Differs {
-                call,
-                got,
-                seed,
-                rule,
-                ..
-            } => (
-                0,
-                format!(
-                    "Your code differs from the seed here: {} -> {}, but {} ({rule}).",
-                    printable(call),
-                    printable(got),
-                    printable(seed)
-                ),
-                Tone::Rejected,
-            ),
-            EventKind::ClockJump { by, service_now } => (
-                4,
-                format!(
-                    "The lock service's clock {} {} s (an NTP correction): it now reads {} s.",
-                    if *by > 0 { "jumps ahead" } else { "steps back" },
-                    fmt_seconds(by.unsigned_abs()),
-                    fmt_service_seconds(*service_now)
-                ),
-                Tone::Plain,
-            ),
-        })
+        };
+        let injected = match event.kind {
+            EventKind::Pause { client, .. } => Some(InputKind::Pause { client }),
+            EventKind::Crash { client, .. } => Some(InputKind::Crash { client }),
+            EventKind::Send { client, .. } => Some(InputKind::Delay { client }),
+            _ => None,
+        };
+        let holder = match event.kind {
+            EventKind::AcquireRefused { holder, .. } => holder,
+            _ => None,
+        };
+        let around = Around {
+            injected: injected.is_some_and(|kind| run.injected(event.t, kind)),
+            client: event.kind.client().and_then(away),
+            holder: holder.and_then(away),
+        };
+        caption(event, &self.vocab, around)
     }
 
     /// Who holds each lock and who is frozen or down, as of `t`: for a moment where the
@@ -383,26 +139,5 @@ fn action_lock(action: &ClientAction) -> LockId {
         | ClientAction::Release { lock, .. }
         | ClientAction::Write { lock, .. } => *lock,
         ClientAction::Pause { .. } | ClientAction::Crash { .. } => LockId::FIRST,
-    }
-}
-
-/// A refusal's reason as a short phrase for a caption.
-fn refusal_phrase(reason: &Refusal) -> String {
-    match reason {
-        Refusal::Lease(LeaseError::Expired { expired_at, .. }) => format!(
-            "its lease expired at {} s, even though nobody else took the lock",
-            fmt_service_seconds(*expired_at)
-        ),
-        Refusal::Lease(LeaseError::HeldByOther { holder, .. }) => {
-            format!("{holder} holds the lock")
-        }
-        Refusal::Lease(LeaseError::WrongToken { current, .. }) => {
-            format!("the live lease has token {current}")
-        }
-        Refusal::Lease(LeaseError::NotHeld { .. }) => "it holds no lease on the lock".into(),
-        Refusal::Lease(LeaseError::ClockNotFinite { .. }) => {
-            "the lock service's clock was not readable".into()
-        }
-        Refusal::Said(message) => format!("the implementation said \"{message}\""),
     }
 }
