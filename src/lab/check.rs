@@ -365,9 +365,10 @@ pub fn words_of(check: CheckId) -> String {
                             the seed's answers."
             .into(),
         CheckId::Exhaustive => format!(
-            "Every script of {} calls over {} (acquire, renew, release with the current and an \
-             older token, writes with the latest and the previous token, the clock to just before \
-             and exactly at expiry) gets the seed's answers.",
+            "Every script of {} calls over {} (acquire by two clients; renew and release with the \
+             current token, an older one and another client's; writes with the latest, the \
+             previous and a stale token; the clock to just before and exactly at expiry) gets the \
+             seed's answers.",
             Bounds::default().exhaustive_length,
             counted(explore::alphabet().len() as u64, "call", "calls")
         ),
@@ -781,9 +782,9 @@ fn fresh_path_verdict(
     })
 }
 
-/// A difference charged to the expiry boundary is played again 1 ms later: if the call still
-/// differs there, the boundary was not the cause, and the later case (with its own rule) is the
-/// one to show.
+/// A difference charged to the expiry boundary is played again one grid step (1/8 s) later:
+/// if the call still differs there, the boundary was not the cause, and the later case (with its
+/// own rule) is the one to show, its times still on the grid.
 fn confirm(
     script: Script,
     found: Mismatch,
@@ -795,10 +796,11 @@ fn confirm(
         return Ok((script, found));
     }
     let mut later = script.clone();
-    later
-        .steps
-        .insert(found.steps_played - 1, super::script::Step::Advance(0.001));
-    // Every rule counts here: 1 ms later the call may differ on another rule's account.
+    later.steps.insert(
+        found.steps_played - 1,
+        super::script::Step::Advance(rules::GRID),
+    );
+    // Every rule counts here: a step later the call may differ on another rule's account.
     let _ = scope;
     match play(&later, Scope::All, subject, profile)? {
         Some(m) if m.steps_played == found.steps_played + 1 => Ok((later, m)),

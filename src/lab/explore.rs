@@ -224,6 +224,7 @@ pub fn alphabet() -> Vec<Step> {
         renew(c2, TokenOf::Holders),
         release(c1, TokenOf::Own),
         release(c1, TokenOf::OwnEarlier),
+        release(c2, TokenOf::Holders),
         write("a", TokenOf::Latest),
         write("b", TokenOf::Previous),
         write("c", TokenOf::Exactly(0)),

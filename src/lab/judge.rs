@@ -24,6 +24,12 @@ pub struct Profile {
     /// A first token given to the constructor is its first grant's, so a wrong first token
     /// under the default is the default's fault.
     pub first_token_honoured: bool,
+    /// The storage refuses a write whose token equals its key's highest even with no other key
+    /// written: an equal token refused is the equal token's rule, not per-key.
+    pub equal_refused_alone: bool,
+    /// An accepted write left its key's highest token other than the write's: a stale write
+    /// that gets through does so because nothing was kept to compare it with.
+    pub highest_not_kept: bool,
 }
 
 impl Rule {
@@ -47,6 +53,8 @@ impl Default for Profile {
             clock_ignored: false,
             lease_honoured: true,
             first_token_honoured: true,
+            equal_refused_alone: false,
+            highest_not_kept: false,
         }
     }
 }
@@ -316,7 +324,10 @@ fn acquire(
         _ if is_refusal(got) => None,
         _ => {
             let latest = facts.latest.as_ref();
-            let own = facts.state == LockState::Live && latest.is_some_and(|g| g.client == caller);
+            // The holder's own acquire, of a lease that is live without a renew's help: a grant
+            // to its holder (a lease live only by a renew is the renew's to keep).
+            let own = facts.state == LockState::Live
+                && latest.is_some_and(|g| g.client == caller && !live_by_renew(g, decision));
             // A release the seed refused, of this live lease, is the likelier cause of a lock the
             // student finds free than a grant to its own holder.
             let rule = if own && !facts.refused_release {
@@ -452,9 +463,15 @@ fn write(
     }
     let k = &facts.key;
     let (rule, expected) = if accepted {
+        let below_another = facts.others_highest().is_some_and(|m| token < m);
         let rule = match facts.highest {
+            // Refused an equal token while another key holds a higher one: the experiment tells
+            // whether this storage refuses equal tokens on their own.
+            Some(h) if h == token && below_another && !cx.profile.equal_refused_alone => {
+                Rule::PerKey
+            }
             Some(h) if h == token => Rule::WriteEqualToken,
-            _ if facts.others_highest().is_some_and(|m| token < m) => Rule::PerKey,
+            _ if below_another => Rule::PerKey,
             _ => Rule::WriteAccepts,
         };
         let because = match facts.highest {
@@ -465,6 +482,10 @@ fn write(
     } else {
         let rule = if facts.rejected_since_accept {
             Rule::RejectedChangesNothing
+        } else if cx.profile.highest_not_kept {
+            // The experiment saw an accepted write leave the key's highest token unset: the
+            // stale write gets through because nothing was kept to compare it with.
+            Rule::WriteAccepts
         } else {
             Rule::WriteStaleRejected
         };
@@ -554,12 +575,20 @@ fn liveness_rule(op: Op, decision: &Decision, cx: &Context) -> Rule {
         }
         LockState::Expired { at_boundary: true } => Rule::ExpiryBoundary,
         LockState::Live if facts.refused_release => Rule::LateRelease,
+        // Live only because the latest renew extended it: a program that finds it free did not
+        // keep that renew, whatever the renew answered.
+        LockState::Live if live_by_renew(latest, decision) => Rule::RenewExtendsFromNow,
         // The student never said when it ends: where its end came from.
         _ if reported.is_none() && (latest.renewed || defaults_apply(decision, cx)) => {
             lease_end_rule(latest, decision, cx)
         }
         LockState::Live | LockState::Expired { .. } => own_rule,
     }
+}
+
+/// Whether the lease is live now only because its latest renew extended it.
+fn live_by_renew(latest: &GrantFacts, decision: &Decision) -> bool {
+    latest.before_renew.is_some_and(|end| decision.now >= end)
 }
 
 /// Whether a lease length that is wrong under the constructor's default is the default's fault.
@@ -697,13 +726,25 @@ fn token_rule(decision: &Decision, have: u64, want: u64, cx: &Context) -> Rule {
             Rule::OneCounter
         };
     }
-    if have > want && tokens.refused_acquires > 0 {
-        Rule::RefusedAcquireNoToken
-    } else if have > want && tokens.renews > 0 {
-        Rule::RenewKeepsToken
-    } else {
-        Rule::OneCounter
+    if have <= want {
+        return Rule::OneCounter;
     }
+    // Tokens used up since the last grant: charged to the kind of call whose count they match
+    // (a release that uses one is the counter's fault: only a grant may), the likeliest first
+    // where counts agree.
+    let used = have - want;
+    let count = |n: u32| u64::from(n);
+    let suspects = [
+        (count(tokens.refused_acquires), Rule::RefusedAcquireNoToken),
+        (count(tokens.renews), Rule::RenewKeepsToken),
+        (count(tokens.releases), Rule::OneCounter),
+    ];
+    suspects
+        .iter()
+        .find(|(n, _)| *n == used)
+        .or_else(|| suspects.iter().find(|(n, _)| *n > 0 && used % *n == 0))
+        .or_else(|| suspects.iter().find(|(n, _)| *n > 0))
+        .map_or(Rule::OneCounter, |(_, rule)| *rule)
 }
 
 fn token_reason(decision: &Decision) -> String {

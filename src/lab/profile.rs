@@ -1,6 +1,7 @@
 //! Experiments run before the checks, whose answers tell the judge which rule a later difference
-//! is charged to: does the program's time follow the clock it is given, and does it honour the
-//! lease length and first token given to its constructor.
+//! is charged to: does the program's time follow the clock it is given, does it honour the
+//! lease length and first token given to its constructor, does its storage refuse an equal token
+//! on its own, and does an accepted write keep its key's highest token.
 
 use std::time::Duration;
 
@@ -22,6 +23,18 @@ fn renew_probe() -> Request {
         token: FIRST_TOKEN,
     }
 }
+/// The key the storage experiment writes twice with one token, and the token.
+const PROBE_KEY: &str = "probe-key";
+const PROBE_TOKEN: u64 = 3;
+
+fn write_probe(value: &str) -> Request {
+    Request::Write {
+        key: PROBE_KEY.into(),
+        value: value.into(),
+        token: PROBE_TOKEN,
+    }
+}
+
 /// The lease the experiment asks for, which no default gives.
 const LEASE: f64 = 5.0;
 /// The first token the experiment asks for, which no default gives.
@@ -97,15 +110,27 @@ pub fn measure(
             (RENEW_AGAIN_AT, renew_probe()),
             (CLOCK_STEP, Request::Clock { now: CLOCK_STEP }),
             (CLOCK_STEP, acquire("probe-b", "client-2")),
+            (CLOCK_STEP, write_probe("a")),
+            (CLOCK_STEP, write_probe("b")),
+            (
+                CLOCK_STEP,
+                Request::HighestToken {
+                    key: PROBE_KEY.into(),
+                },
+            ),
         ],
     )?;
     let (first, second) = (lease(&played[1]), lease(&played[7]));
     let renews = (lease(&played[3]), lease(&played[5]));
+    let accepted = |p: &Played| !p.got.is_refusal() && !matches!(p.got, Reply::Strange(_));
+    let first_write = accepted(&played[8]);
     let mut profile = Profile {
         first_token_honoured: first.is_none_or(|l| l.token == FIRST_TOKEN),
         lease_honoured: first
             .and_then(|l| l.expires_at)
             .is_none_or(|e| (e - LEASE).abs() <= 1e-9),
+        equal_refused_alone: first_write && !accepted(&played[9]),
+        highest_not_kept: first_write && played[10].got != Reply::Token(Some(PROBE_TOKEN)),
         ..Profile::default()
     };
     let mut findings = Findings {
@@ -144,7 +169,8 @@ pub fn measure(
             };
             if let Some(sentence) = sentence {
                 profile.clock_ignored = true;
-                findings.clock_evidence = played;
+                // The lock calls: the storage's experiment after them shows nothing of time.
+                findings.clock_evidence = played[..8].to_vec();
                 findings.clock_sentence =
                     format!("{sentence}: time comes from somewhere else than clock.now()");
             }

@@ -42,6 +42,9 @@ pub struct GrantFacts {
     pub renewed: bool,
     /// When the latest renew was, if one was.
     pub renewed_at: Option<f64>,
+    /// The expiry the lease had before its latest renew: at or after it, the lease is live only
+    /// because that renew extended it.
+    pub before_renew: Option<f64>,
 }
 
 /// Where a lock stands for the seed at the moment of a call.
@@ -79,6 +82,8 @@ pub struct TokenFacts {
     pub refused_acquires: u32,
     /// Renews granted since the last grant.
     pub renews: u32,
+    /// Releases asked for (granted or refused) since the last grant.
+    pub releases: u32,
 }
 
 /// What the seed knew of one key just before a call.
@@ -180,6 +185,7 @@ impl Default for Reference {
                 grants: 0,
                 refused_acquires: 0,
                 renews: 0,
+                releases: 0,
             },
         }
     }
@@ -345,6 +351,7 @@ impl Reference {
                             expires_at: lease.expires_at,
                             renewed: false,
                             renewed_at: None,
+                            before_renew: None,
                         }),
                         ..LockHistory::default()
                     },
@@ -354,6 +361,7 @@ impl Reference {
                     grants: self.tokens.grants + 1,
                     refused_acquires: 0,
                     renews: 0,
+                    releases: 0,
                 };
                 Seed::Granted(lease)
             }
@@ -369,6 +377,7 @@ impl Reference {
             Ok(lease) => {
                 let history = self.locks.entry(name.to_owned()).or_default();
                 if let Some(latest) = &mut history.latest {
+                    latest.before_renew = Some(latest.expires_at);
                     latest.expires_at = lease.expires_at;
                     latest.renewed = true;
                     latest.renewed_at = Some(self.now);
@@ -381,6 +390,7 @@ impl Reference {
     }
 
     fn release(&mut self, name: &str, client: &str, token: u64) -> Seed {
+        self.tokens.releases += 1;
         let live = self.service.lease(name).is_some();
         let result = self.service.release(name, client, token);
         let history = self.locks.entry(name.to_owned()).or_default();

@@ -113,6 +113,8 @@ pub fn aspects_of(rule: Rule) -> Vec<Aspect> {
         Rule::Defaults => vec![
             // The first token, and the expiry the lease reports.
             vec![defaulted(vec![acquire("file", C1)])],
+            // The settings may be given, as the defaults' own values.
+            vec![script(vec![acquire("file", C1)])],
             // Live at 9.5 s, free at 10.5 s, seen by acquire or by holder.
             vec![
                 defaulted(vec![acquire("file", C1), Advance(9.5), acquire("file", C2)]),
@@ -180,6 +182,14 @@ pub fn aspects_of(rule: Rule) -> Vec<Aspect> {
                 ],
             )],
             after_client_1(vec![acquire("file", C1)], vec![acquire("file", C2)])
+                .into_iter()
+                .map(|s| Script {
+                    first_token: Some(7),
+                    ..s
+                })
+                .collect(),
+            // The same client, asking again once its lease is over, gets the next token too.
+            after_client_1(vec![acquire("file", C1)], vec![acquire("file", C1)])
                 .into_iter()
                 .map(|s| Script {
                     first_token: Some(7),
@@ -305,14 +315,22 @@ pub fn aspects_of(rule: Rule) -> Vec<Aspect> {
                 holder("file"),
             ])],
         ],
-        Rule::WriteAccepts => vec![vec![script(vec![
-            write("file", "one", 1),
-            read("file"),
-            highest("file"),
-            write("file", "two", 2),
-            read("file"),
-            highest("file"),
-        ])]],
+        Rule::WriteAccepts => vec![
+            vec![script(vec![
+                write("file", "one", 1),
+                read("file"),
+                highest("file"),
+                write("file", "two", 2),
+                read("file"),
+                highest("file"),
+            ])],
+            // Every accepted write updates the value, one with the key's own highest token too.
+            vec![script(vec![
+                write("file", "one", 1),
+                write("file", "again", 1),
+                read("file"),
+            ])],
+        ],
         Rule::WriteEqualToken => vec![vec![script(vec![
             write("file", "first", 1),
             write("file", "second", 1),

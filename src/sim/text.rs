@@ -2,15 +2,27 @@
 
 use std::borrow::Cow;
 
-/// `text` with every control character written as an escape (`\u{1b}`), so user text echoed in a
-/// message or a transcript can never move the cursor, clear the screen or break a line.
+/// Whether `c` would act on a terminal instead of being shown: a control character, a line or
+/// paragraph separator, or a bidirectional format character (which reorders what follows it, so
+/// text could read otherwise than it is).
+pub fn acts(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `text` with every character that acts on a terminal (see [`acts`]) written as an escape
+/// (`\u{1b}`), so user text echoed in a message or a transcript can never move the cursor, clear
+/// the screen, break a line or reorder what is shown.
 pub fn printable(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(acts) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if c.is_control() {
+        if acts(c) {
             out.push_str(&format!("\\u{{{:x}}}", c as u32));
         } else {
             out.push(c);
@@ -53,7 +65,7 @@ pub fn shell_word(word: &str) -> String {
 
 /// The first control character in `text`, if any (for validation errors).
 pub fn first_control(text: &str) -> Option<char> {
-    text.chars().find(|c| c.is_control())
+    text.chars().find(|&c| acts(c))
 }
 
 /// Runs of whitespace (including line breaks) folded to one space, ends trimmed.
@@ -82,5 +94,14 @@ mod tests {
         assert_eq!(shell_word(""), "''");
         assert_eq!(one_line(" a\n  b\tc "), "a b c");
         assert_eq!(first_control("ok\u{7}"), Some('\u{7}'));
+        // A bidirectional override would show the rest of the line reversed.
+        assert_eq!(printable("a\u{202E}dlrow"), "a\\u{202e}dlrow");
+        assert_eq!(
+            printable("x\u{2066}y\u{2069}\u{2028}"),
+            "x\\u{2066}y\\u{2069}\\u{2028}"
+        );
+        assert_eq!(first_control("left\u{200F}"), Some('\u{200F}'));
+        // Joiners shape emoji and scripts; they reorder nothing and stay.
+        assert_eq!(printable("👩\u{200D}💻"), "👩\u{200D}💻");
     }
 }

@@ -74,6 +74,9 @@ fn not_judged_by(mistake: Mistake) -> &'static [Rule] {
         Mistake::HolderReturnsNumber => &[ReleaseFrees],
         // write-equal-token reads back what the holder's second write stored.
         Mistake::WriteKeepsOldValue => &[WriteEqualToken],
+        // write-accepts reads back what a write with the key's own highest token stored, which
+        // a storage that refuses it cannot show.
+        Mistake::WriteStrict => &[WriteAccepts],
         _ => &[],
     }
 }

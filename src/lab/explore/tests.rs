@@ -224,10 +224,10 @@ fn every_short_script_is_tried_in_order_until_one_differs() {
     let mut correct = Student::new(Mistake::Correct);
     let (judged, found) = exhaustive(&mut correct, 2, profile).unwrap();
     assert_eq!(found, None);
-    // 144 scripts of 2 letters, but only 22 make requests no script before them made: a renew
-    // with no grant to renew makes no request, and clock moves with no grant neither.
-    assert_eq!(judged, 22);
-    assert_eq!(exhaustive_scripts(2).count(), 144);
+    // 169 scripts of 2 letters, but only 23 make requests no script before them made: a renew
+    // or release with no grant to name makes no request, and clock moves with no grant neither.
+    assert_eq!(judged, 23);
+    assert_eq!(exhaustive_scripts(2).count(), 169);
     assert_eq!(exhaustive(&mut correct, 0, profile).unwrap(), (1, None));
     // An unchecked storage differs at its first stale write: a grant, a write with it, a write
     // with token 0.
@@ -241,7 +241,7 @@ fn every_short_script_is_tried_in_order_until_one_differs() {
 #[test]
 fn the_alphabet_covers_every_way_a_call_can_be_refused() {
     let letters = alphabet();
-    assert_eq!(letters.len(), 12);
+    assert_eq!(letters.len(), 13);
     for offset in [-GRID, 0.0] {
         assert!(letters.contains(&Step::ToExpiry { offset }));
     }
@@ -250,7 +250,7 @@ fn the_alphabet_covers_every_way_a_call_can_be_refused() {
             .iter()
             .any(|s| matches!(s, Step::Renew { token: t, .. } if *t == token)));
     }
-    for token in [TokenOf::Own, TokenOf::OwnEarlier] {
+    for token in [TokenOf::Own, TokenOf::OwnEarlier, TokenOf::Holders] {
         assert!(letters
             .iter()
             .any(|s| matches!(s, Step::Release { token: t, .. } if *t == token)));

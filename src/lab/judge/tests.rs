@@ -94,6 +94,8 @@ const PLAIN: Profile = Profile {
     clock_ignored: false,
     lease_honoured: true,
     first_token_honoured: true,
+    equal_refused_alone: false,
+    highest_not_kept: false,
 };
 
 #[test]
