@@ -23,15 +23,15 @@ fn renew_probe() -> Request {
         token: FIRST_TOKEN,
     }
 }
-/// The key the storage experiment writes twice with one token, and the token.
+/// The key the storage experiment writes twice with one token, then with a higher one.
 const PROBE_KEY: &str = "probe-key";
 const PROBE_TOKEN: u64 = 3;
 
-fn write_probe(value: &str) -> Request {
+fn write_probe(value: &str, token: u64) -> Request {
     Request::Write {
         key: PROBE_KEY.into(),
         value: value.into(),
-        token: PROBE_TOKEN,
+        token,
     }
 }
 
@@ -110,8 +110,9 @@ pub fn measure(
             (RENEW_AGAIN_AT, renew_probe()),
             (CLOCK_STEP, Request::Clock { now: CLOCK_STEP }),
             (CLOCK_STEP, acquire("probe-b", "client-2")),
-            (CLOCK_STEP, write_probe("a")),
-            (CLOCK_STEP, write_probe("b")),
+            (CLOCK_STEP, write_probe("a", PROBE_TOKEN)),
+            (CLOCK_STEP, write_probe("b", PROBE_TOKEN)),
+            (CLOCK_STEP, write_probe("c", PROBE_TOKEN + 2)),
             (
                 CLOCK_STEP,
                 Request::HighestToken {
@@ -123,14 +124,14 @@ pub fn measure(
     let (first, second) = (lease(&played[1]), lease(&played[7]));
     let renews = (lease(&played[3]), lease(&played[5]));
     let accepted = |p: &Played| !p.got.is_refusal() && !matches!(p.got, Reply::Strange(_));
-    let first_write = accepted(&played[8]);
+    let (first_write, higher_write) = (accepted(&played[8]), accepted(&played[10]));
     let mut profile = Profile {
         first_token_honoured: first.is_none_or(|l| l.token == FIRST_TOKEN),
         lease_honoured: first
             .and_then(|l| l.expires_at)
             .is_none_or(|e| (e - LEASE).abs() <= 1e-9),
         equal_refused_alone: first_write && !accepted(&played[9]),
-        highest_not_kept: first_write && played[10].got != Reply::Token(Some(PROBE_TOKEN)),
+        highest_not_kept: higher_write && played[11].got != Reply::Token(Some(PROBE_TOKEN + 2)),
         ..Profile::default()
     };
     let mut findings = Findings {
@@ -227,6 +228,23 @@ mod tests {
         assert_eq!(found.profile, Profile::default());
         assert!(found.clock_evidence.is_empty());
         assert_eq!(found.clock_sentence, "");
+    }
+
+    /// The storage's two experiments, each seen only where it should be: a strict storage
+    /// refuses an equal token alone; one whose accepted writes keep the old value (and token)
+    /// keeps no highest to compare a stale write with.
+    #[test]
+    fn the_storage_experiments_tell_equal_tokens_and_kept_highests_apart() {
+        let strict = findings(Mistake::WriteStrict).profile;
+        assert!(strict.equal_refused_alone && !strict.highest_not_kept);
+        let global = findings(Mistake::GlobalHighest).profile;
+        assert!(!global.equal_refused_alone && !global.highest_not_kept);
+        let kept_old = findings(Mistake::WriteKeepsOldValue).profile;
+        assert!(!kept_old.equal_refused_alone && !kept_old.highest_not_kept);
+        let never_rises = findings(Mistake::HighestNeverRises).profile;
+        assert!(!never_rises.equal_refused_alone && never_rises.highest_not_kept);
+        let unchecked = findings(Mistake::WriteUnchecked).profile;
+        assert_eq!(unchecked, Profile::default());
     }
 
     #[test]

@@ -68,6 +68,8 @@ pub enum Mistake {
     WriteRefusesNewKey,
     /// An accepted write keeps the old value.
     WriteKeepsOldValue,
+    /// An accepted write stores its value but leaves the key's highest token at its first.
+    HighestNeverRises,
     /// A write needs token > highest.
     WriteStrict,
     /// Every write is accepted.
@@ -92,7 +94,7 @@ pub enum Mistake {
 
 impl Mistake {
     /// Every mistake, the correct student first.
-    pub const ALL: [Mistake; 37] = [
+    pub const ALL: [Mistake; 38] = [
         Mistake::Correct,
         Mistake::DefaultLease30,
         Mistake::DefaultFirstToken0,
@@ -120,6 +122,7 @@ impl Mistake {
         Mistake::HolderReturnsNumber,
         Mistake::WriteRefusesNewKey,
         Mistake::WriteKeepsOldValue,
+        Mistake::HighestNeverRises,
         Mistake::WriteStrict,
         Mistake::WriteUnchecked,
         Mistake::WriteReturnsNoneToRefuse,
@@ -156,7 +159,9 @@ impl Mistake {
             Mistake::ReleaseExpired => Rule::ExpiredNoRelease,
             Mistake::ReleaseByName | Mistake::ReleaseAnyToken => Rule::LateRelease,
             Mistake::HolderIgnoresExpiry | Mistake::HolderReturnsNumber => Rule::Holder,
-            Mistake::WriteRefusesNewKey | Mistake::WriteKeepsOldValue => Rule::WriteAccepts,
+            Mistake::WriteRefusesNewKey
+            | Mistake::WriteKeepsOldValue
+            | Mistake::HighestNeverRises => Rule::WriteAccepts,
             Mistake::WriteStrict => Rule::WriteEqualToken,
             Mistake::WriteUnchecked | Mistake::WriteReturnsNoneToRefuse => Rule::WriteStaleRejected,
             Mistake::RejectedWriteKeepsValue | Mistake::RejectedWriteLowersHighest => {
@@ -409,11 +414,14 @@ impl Student {
         };
         if accepted {
             let keep_old = m == Mistake::WriteKeepsOldValue && self.entries.contains_key(key);
+            let new_key = !self.entries.contains_key(key);
             let entry = self.entries.entry(key.to_owned()).or_default();
             if !keep_old {
                 entry.0 = value.to_owned();
             }
-            entry.1 = token;
+            if new_key || m != Mistake::HighestNeverRises {
+                entry.1 = token;
+            }
             return Reply::Succeeded { none: None };
         }
         if let Some(entry) = self.entries.get_mut(key) {

@@ -30,7 +30,7 @@ fn python() -> (Shared, tempfile::TempDir) {
 
 /// What a program that follows the clock answers to the experiments the backend runs first
 /// (profile.rs): a lease of 5 s with token 7 at 0, renewed at 4 and 6, and token 8 at 5000.
-const EXPERIMENTS: [&str; 11] = [
+const EXPERIMENTS: [&str; 12] = [
     r#"{"id":#,"done":true}"#,
     r#"{"id":#,"returned":{"token":7,"expires_at":5.0}}"#,
     r#"{"id":#,"done":true}"#,
@@ -41,7 +41,8 @@ const EXPERIMENTS: [&str; 11] = [
     r#"{"id":#,"returned":{"token":8,"expires_at":5005.0}}"#,
     r#"{"id":#,"returned":null}"#,
     r#"{"id":#,"returned":null}"#,
-    r#"{"id":#,"returned":3}"#,
+    r#"{"id":#,"returned":null}"#,
+    r#"{"id":#,"returned":5}"#,
 ];
 
 /// A program that says hello, answers the experiments, then answers the next requests with
