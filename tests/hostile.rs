@@ -861,3 +861,27 @@ fn a_closed_stdout_is_one_sentence_and_exit_2_for_every_command() {
         assert_clean_sentence(&stderr, args);
     }
 }
+
+/// The null device is not a closed stdout, however it was opened: a shell's `>/dev/null` opens
+/// it write-only, Python's and Node's DEVNULL read-write (`1<>/dev/null`), as Rust's runtime
+/// does for a closed one. A script that throws output away gets its work done.
+#[test]
+fn the_null_device_is_an_open_stdout_however_it_was_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("lesson.html");
+    for redirect in [">/dev/null", "1<>/dev/null"] {
+        for args in ["list", "run gc-pause --format json", "chaos --runs 3"] {
+            let (code, stderr) = shell(&format!("exec \"$0\" {args} {redirect}"));
+            assert_eq!(code, Some(0), "{args} {redirect}: {stderr}");
+            assert_eq!(stderr, "", "{args} {redirect}");
+        }
+        let export = format!(
+            "exec \"$0\" export gc-pause -o {} {redirect}",
+            page.display()
+        );
+        let (code, stderr) = shell(&export);
+        assert_eq!(code, Some(0), "{export}: {stderr}");
+        assert!(page.exists(), "{export} wrote its page");
+        std::fs::remove_file(&page).unwrap();
+    }
+}

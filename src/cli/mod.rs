@@ -49,27 +49,10 @@ pub fn say(message: &str) {
     let _ = err.flush();
 }
 
-/// Whether standard output was closed before the program started (`>&-`). Rust's runtime puts
-/// `/dev/null` on a closed standard descriptor, so every write would vanish and the command
-/// exit 0. It opens it read-write, which no shell redirection (`>/dev/null`) does: that is how
-/// it is told apart, on Linux, where `/proc` shows each descriptor's target and flags.
-fn stdout_is_closed() -> bool {
-    let target = std::fs::read_link("/proc/self/fd/1");
-    if !target.is_ok_and(|t| t == std::path::Path::new("/dev/null")) {
-        return false;
-    }
-    let info = std::fs::read_to_string("/proc/self/fdinfo/1").unwrap_or_default();
-    let flags = info
-        .lines()
-        .find_map(|l| l.strip_prefix("flags:"))
-        .and_then(|f| u32::from_str_radix(f.trim(), 8).ok());
-    // O_ACCMODE is 3, O_RDWR 2.
-    flags.is_some_and(|f| f & 3 == 2)
-}
-
-/// Parses the command line and runs it; the exit code says how it went.
-pub fn main() -> ExitCode {
-    if stdout_is_closed() {
+/// Parses the command line and runs it; the exit code says how it went. `stdout_closed`: the
+/// binary saw standard output closed at its start (`>&-`), where every write would vanish.
+pub fn main(stdout_closed: bool) -> ExitCode {
+    if stdout_closed {
         say("standard output is closed, so nothing could be written; send it to a file or a pipe instead (a closed pipe, as with `| head`, is fine)");
         return ExitCode::from(2);
     }
