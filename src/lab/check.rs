@@ -688,29 +688,57 @@ impl Run<'_> {
             return Ok((scope, Verdict::Passed));
         };
         let chaos = crate::sim::Scenario::built_in("chaos").expect("chaos is built in");
-        let mut failure = failure(&m, &Script::new(None, None, Vec::new()), String::new());
-        // The calls just before the one that differs, after a mark of those before: a whole
-        // run is thousands of them.
-        let before = failure.transcript.len().saturating_sub(8);
-        failure.transcript.drain(..before);
-        if before > 0 {
-            let earlier = counted(before as u64, "call", "calls");
-            failure
-                .transcript
-                .insert(0, format!("… ({earlier} before)"));
-        }
-        // How the storage did says something only where its code ran.
-        failure.note = failure
-            .not_implemented
-            .is_none()
+        let mut failure = self.chaos_case(&m, chaos.lease_seconds, chaos.first_token, profile)?;
+        // How the storage did says something only where its code ran and the seed's run did.
+        let storage_ran = w.student_accepts + w.student_rejects > 0 && !m.constructor_failed();
+        let run_note = storage_ran
             .then(|| format!("seed {seed}: of its writes and the seeds' before it, {writes}"));
+        failure.note = match (failure.note.take(), run_note) {
+            (Some(shrunk), Some(run)) => Some(format!("{run}; {shrunk}")),
+            (shrunk, run) => run.or(shrunk),
+        }
+        .filter(|_| failure.not_implemented.is_none());
         failure.replay = self.replay(CheckId::Chaos);
         failure.watch = Some(self.target.lesson_command("chaos", seed));
         failure.chaos_seed = Some(seed);
-        failure.played = Vec::new();
-        failure.lease_seconds = chaos.lease_seconds;
-        failure.first_token = chaos.first_token;
         Ok((scope, Verdict::Failed(failure)))
+    }
+}
+
+impl Run<'_> {
+    /// A chaos run's difference as a case to read: its calls made a script and shrunk while it
+    /// breaks the same rule; where that cannot be (a case that does not repeat), the calls just
+    /// before the one that differs, after a mark of those before.
+    fn chaos_case(
+        &mut self,
+        m: &Mismatch,
+        lease_seconds: f64,
+        first_token: u64,
+        profile: Profile,
+    ) -> Result<Box<Failure>, ProtocolError> {
+        let rule = m.rule();
+        let same_rule = move |found: &Mismatch| found.rule() == rule;
+        if let Some(script) = explore::script_of(&m.transcript, lease_seconds, first_token) {
+            let program = self.program();
+            if let Shrunk::Minimal(s, shrunk) =
+                explore::shrink(script, m.clone(), Scope::All, &same_rule, program, profile)?
+            {
+                let mut f = failure(&shrunk, &s, String::new());
+                f.note = Some(shrunk_note(&s));
+                return Ok(f);
+            }
+        }
+        let mut f = failure(m, &Script::new(None, None, Vec::new()), String::new());
+        let before = f.transcript.len().saturating_sub(8);
+        f.transcript.drain(..before);
+        if before > 0 {
+            let earlier = counted(before as u64, "call", "calls");
+            f.transcript.insert(0, format!("… ({earlier} before)"));
+        }
+        f.played = Vec::new();
+        f.lease_seconds = lease_seconds;
+        f.first_token = first_token;
+        Ok(f)
     }
 }
 
@@ -862,7 +890,8 @@ fn failure(m: &Mismatch, script: &Script, replay: String) -> Box<Failure> {
 
 fn shrunk_note(script: &Script) -> String {
     format!(
-        "shrunk: no call can go and no value can be simpler; lease {}, first token {}",
+        "shrunk: no call can go, and simpler names, clients, tokens, lease and clock moves were \
+         tried; lease {}, first token {}",
         script
             .lease_seconds
             .map_or("10.0 s (the default)".into(), |l| format!(

@@ -324,7 +324,9 @@ const MAX_PLAYS: usize = 2000;
 
 /// Shrinks a script that differs (`found` is its difference) while it keeps differing as `keep`
 /// asks: chunks of steps first, then single steps, then simpler values (the lesson's 10 s lease,
-/// first token 1, whole-second clock moves, the lock `file` and `client-1`).
+/// alone or with the clock moves scaled to it; first token 1, alone or with the tokens written
+/// as numbers moved with it; smaller tokens; whole-second clock moves; the lock and key `file`
+/// and `client-1`, in one call or renamed everywhere).
 pub fn shrink(
     script: Script,
     found: Mismatch,
@@ -452,9 +454,16 @@ fn simpler(script: &Script) -> Vec<Script> {
             out.push(with(&|s| s.lease_seconds = Some(l.round())));
         }
     }
-    if script.first_token.is_some_and(|t| t != 1) {
+    if let Some(first) = script.first_token.filter(|&t| t != 1) {
         out.push(with(&|s| s.first_token = Some(1)));
+        // The same grants numbered from 1: every token written as a number moves with them.
+        out.push(with(&|s| {
+            s.first_token = Some(1);
+            shift_tokens(s, first, 1);
+        }));
     }
+    out.extend(scaled_to_lesson_lease(script));
+    out.extend(renamed(script));
     // A token number, smaller everywhere it is written: two writes with token 3 become two with
     // token 1, which one change at a time could not keep.
     let mut tokens: Vec<u64> = script
@@ -471,15 +480,20 @@ fn simpler(script: &Script) -> Vec<Script> {
     tokens.sort_unstable();
     tokens.dedup();
     for t in tokens {
-        out.push(with(&|s| {
-            for step in &mut s.steps {
-                if let Step::Write { token, .. } = step {
-                    if *token == TokenOf::Exactly(t) {
-                        *token = TokenOf::Exactly(1);
+        // 1 first, then halfway and one less: a token that must stay above another still shrinks.
+        let mut smaller = vec![1, t / 2, t - 1];
+        smaller.dedup();
+        for to in smaller.into_iter().filter(|&to| to >= 1 && to < t) {
+            out.push(with(&|s| {
+                for step in &mut s.steps {
+                    if let Step::Write { token, .. } = step {
+                        if *token == TokenOf::Exactly(t) {
+                            *token = TokenOf::Exactly(to);
+                        }
                     }
                 }
-            }
-        }));
+            }));
+        }
     }
     for (i, step) in script.steps.iter().enumerate() {
         for simpler_step in simpler_step(step) {
@@ -528,6 +542,78 @@ fn simpler(script: &Script) -> Vec<Script> {
     out
 }
 
+/// The calls a chaos run made, up to the one that differs, as a script the shrinker can work
+/// on: clock settings become moves, tokens their numbers, and each write's value one of a few
+/// (chaos never reads a value back, so which one is shown decides nothing). `None` where a call
+/// has no step of its own (a name the scripts do not know).
+pub fn script_of(
+    played: &[super::script::Played],
+    lease_seconds: f64,
+    first_token: u64,
+) -> Option<Script> {
+    use super::wire::Request;
+    let known = |name: &str| -> Option<&'static str> {
+        [
+            "lock", "file", "log", "other", "client-1", "client-2", "client-3",
+        ]
+        .into_iter()
+        .find(|&k| k == name)
+    };
+    const VALUES: [&str; 3] = ["a", "b", "c"];
+    let mut steps = Vec::new();
+    let mut now = 0.0;
+    let mut writes = 0;
+    for p in played {
+        let step = match &p.request {
+            Request::Hello => continue,
+            Request::New { .. } if steps.is_empty() => continue,
+            Request::New { .. } => return None,
+            &Request::Clock { now: to } => {
+                if to > now {
+                    steps.push(Step::Advance(to - now));
+                    now = to;
+                }
+                continue;
+            }
+            Request::Acquire { name, client_id } => Step::Acquire {
+                name: known(name)?,
+                client: known(client_id)?,
+            },
+            Request::Renew {
+                name,
+                client_id,
+                token,
+            } => Step::Renew {
+                name: known(name)?,
+                client: known(client_id)?,
+                token: TokenOf::Exactly(*token),
+            },
+            Request::Release {
+                name,
+                client_id,
+                token,
+            } => Step::Release {
+                name: known(name)?,
+                client: known(client_id)?,
+                token: TokenOf::Exactly(*token),
+            },
+            Request::Holder { name } => Step::Holder { name: known(name)? },
+            Request::Write { key, token, .. } => {
+                writes += 1;
+                Step::Write {
+                    key: known(key)?,
+                    value: VALUES[(writes - 1) % VALUES.len()],
+                    token: TokenOf::Exactly(*token),
+                }
+            }
+            Request::Read { key } => Step::Read { key: known(key)? },
+            Request::HighestToken { key } => Step::Highest { key: known(key)? },
+        };
+        steps.push(step);
+    }
+    Some(Script::new(Some(lease_seconds), Some(first_token), steps))
+}
+
 /// The token a request sends, if it sends one.
 fn token_sent(request: &super::wire::Request) -> Option<u64> {
     use super::wire::Request;
@@ -571,10 +657,157 @@ fn simpler_step(step: &Step) -> Vec<Step> {
                 }
             }
         }
+        Step::Renew {
+            name,
+            client,
+            token,
+        } => {
+            out.extend(simpler_name(name).map(|name| Step::Renew {
+                name,
+                client,
+                token: *token,
+            }));
+            out.extend(simpler_client(client).map(|client| Step::Renew {
+                name,
+                client,
+                token: *token,
+            }));
+        }
+        Step::Release {
+            name,
+            client,
+            token,
+        } => {
+            out.extend(simpler_name(name).map(|name| Step::Release {
+                name,
+                client,
+                token: *token,
+            }));
+            out.extend(simpler_client(client).map(|client| Step::Release {
+                name,
+                client,
+                token: *token,
+            }));
+        }
         Step::Holder { name } => out.extend(simpler_name(name).map(|name| Step::Holder { name })),
         Step::Read { key } => out.extend(simpler_name(key).map(|key| Step::Read { key })),
         Step::Highest { key } => out.extend(simpler_name(key).map(|key| Step::Highest { key })),
         _ => {}
+    }
+    out
+}
+
+/// Every token written as a number from `from` up moved down to start at `to`, as the grants'
+/// tokens move when the first token does.
+fn shift_tokens(script: &mut Script, from: u64, to: u64) {
+    for step in &mut script.steps {
+        if let Step::Write { token, .. } | Step::Renew { token, .. } | Step::Release { token, .. } =
+            step
+        {
+            if let TokenOf::Exactly(t) = token {
+                if *t >= from {
+                    *t = *t - from + to;
+                }
+            }
+        }
+    }
+}
+
+/// The script with the lesson's 10 s lease and every clock move scaled with it, where the moves
+/// stay on the grid: a lease of 0.5 s with a move of 0.25 s reads as 10 s and 5 s.
+fn scaled_to_lesson_lease(script: &Script) -> Option<Script> {
+    let lease = script.lease_seconds.filter(|&l| l != 10.0)?;
+    let factor = 10.0 / lease;
+    let on_grid = |x: f64| (x / super::rules::GRID).fract() == 0.0;
+    let mut scaled = script.clone();
+    scaled.lease_seconds = Some(10.0);
+    for step in &mut scaled.steps {
+        match step {
+            Step::Advance(by) => *by *= factor,
+            Step::ToExpiry { offset } => *offset *= factor,
+            _ => continue,
+        }
+        let (Step::Advance(x) | Step::ToExpiry { offset: x }) = step else {
+            unreachable!("only clock moves are scaled")
+        };
+        if !x.is_finite() || !on_grid(*x) {
+            return None;
+        }
+    }
+    Some(scaled)
+}
+
+/// The script with one lock name, key or client renamed everywhere to the simplest one not
+/// already in use in that role: a rename of one call alone would break the calls that follow it.
+fn renamed(script: &Script) -> Vec<Script> {
+    let mut out = Vec::new();
+    let mut names: Vec<&'static str> = Vec::new();
+    let mut clients: Vec<&'static str> = Vec::new();
+    for step in &script.steps {
+        let (name, client) = match step {
+            Step::Acquire { name, client }
+            | Step::Renew { name, client, .. }
+            | Step::Release { name, client, .. } => (Some(*name), Some(*client)),
+            Step::Holder { name } => (Some(*name), None),
+            Step::Write { key, .. } | Step::Read { key } | Step::Highest { key } => {
+                (Some(*key), None)
+            }
+            _ => (None, None),
+        };
+        names.extend(name.filter(|n| !names.contains(n)));
+        clients.extend(client.filter(|c| !clients.contains(c)));
+    }
+    // Locks and keys are named apart, but one name for both reads simplest: rename across both.
+    for &name in names
+        .iter()
+        .filter(|&&n| n != "file" && !names.contains(&"file"))
+    {
+        out.push(rename(
+            script,
+            |n| if n == name { "file" } else { n },
+            |c| c,
+        ));
+    }
+    // Clients numbered in the order they first appear: a permutation keeps every call's meaning,
+    // and once in that order there is nothing simpler to try.
+    const IN_ORDER: [&str; 3] = ["client-1", "client-2", "client-3"];
+    let canonical = |c: &'static str| {
+        clients
+            .iter()
+            .position(|&k| k == c)
+            .and_then(|i| IN_ORDER.get(i).copied())
+            .unwrap_or(c)
+    };
+    if clients.iter().any(|&c| canonical(c) != c) {
+        out.push(rename(script, |n| n, canonical));
+    }
+    out
+}
+
+fn rename(
+    script: &Script,
+    name: impl Fn(&'static str) -> &'static str,
+    client: impl Fn(&'static str) -> &'static str,
+) -> Script {
+    let mut out = script.clone();
+    for step in &mut out.steps {
+        match step {
+            Step::Acquire { name: n, client: c }
+            | Step::Renew {
+                name: n, client: c, ..
+            }
+            | Step::Release {
+                name: n, client: c, ..
+            } => {
+                *n = name(n);
+                *c = client(c);
+            }
+            Step::Holder { name: n }
+            | Step::Write { key: n, .. }
+            | Step::Read { key: n }
+            | Step::Highest { key: n } => *n = name(n),
+            _ => {}
+        }
     }
     out
 }

@@ -742,7 +742,11 @@ fn token_rule(decision: &Decision, have: u64, want: u64, cx: &Context) -> Rule {
     suspects
         .iter()
         .find(|(n, _)| *n == used)
-        .or_else(|| suspects.iter().find(|(n, _)| *n > 0 && used.is_multiple_of(*n)))
+        .or_else(|| {
+            suspects
+                .iter()
+                .find(|(n, _)| *n > 0 && used.is_multiple_of(*n))
+        })
         .or_else(|| suspects.iter().find(|(n, _)| *n > 0))
         .map_or(Rule::OneCounter, |(_, rule)| *rule)
 }

@@ -185,6 +185,15 @@ pub struct Mismatch {
 }
 
 impl Mismatch {
+    /// Whether the program's constructor failed where the calls began: nothing after it could
+    /// run on the program's own objects.
+    pub fn constructor_failed(&self) -> bool {
+        self.transcript
+            .iter()
+            .find(|p| matches!(p.request, Request::New { .. }))
+            .is_some_and(|p| p.got != Reply::Done)
+    }
+
     /// The transcript as lines, `t=10.0   acquire(file, client-2) -> null`, the differing one
     /// last. The time column shows each clock step, so a clock line is shown only if it differed.
     pub fn lines(&self) -> Vec<String> {

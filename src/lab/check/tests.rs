@@ -298,6 +298,74 @@ fn a_program_that_refuses_everything_passes_nothing() {
     );
 }
 
+/// A chaos run's difference is shrunk like any other: a few calls, not the hundreds before it,
+/// still breaking the rule the run found broken.
+#[test]
+fn a_chaos_failure_is_shrunk_to_a_few_calls() {
+    for mistake in [Mistake::WriteUnchecked, Mistake::HighestNeverRises] {
+        let out = outcomes(mistake);
+        let Verdict::Failed(chaos) = verdict_of(&out, CheckId::Chaos) else {
+            panic!("{mistake:?}: chaos must fail");
+        };
+        assert_eq!(Some(chaos.rule), mistake.breaks(), "{mistake:?}");
+        assert!(
+            chaos.transcript.len() <= 5,
+            "{mistake:?}: {:?}",
+            chaos.transcript
+        );
+        assert!(chaos.transcript.iter().all(|l| !l.starts_with('…')));
+        let note = chaos.note.as_deref().unwrap();
+        assert!(
+            note.starts_with("seed 1: ") && note.contains("shrunk: "),
+            "{note}"
+        );
+        assert_eq!(
+            chaos.played.len(),
+            chaos.transcript.len(),
+            "a case --tui can show"
+        );
+    }
+}
+
+/// A constructor that fails leaves nothing for the storage to answer: the chaos note does not
+/// count the refusals of objects that were never made.
+#[test]
+fn a_failed_constructor_is_not_counted_as_a_storage_that_refuses() {
+    struct NoSettings(Student);
+    impl Subject for NoSettings {
+        fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+            match request {
+                Request::Clock { .. } => self.0.send(request),
+                _ => self.0.send(&Request::Hello),
+            }
+        }
+        fn receive(&mut self) -> Result<Reply, ProtocolError> {
+            // `new` throws, and so does every call on the objects it never made.
+            self.0.receive().map(|r| match r {
+                Reply::Hello { .. } => Reply::Refused("TypeError: takes 2 arguments".into()),
+                other => other,
+            })
+        }
+        fn in_flight(&self) -> usize {
+            self.0.in_flight()
+        }
+        fn language(&self) -> &str {
+            "python 3.11"
+        }
+        fn answered(&self) -> u64 {
+            self.0.answered()
+        }
+    }
+    let make = || Box::new(NoSettings(Student::new(Mistake::Correct))) as Box<dyn Subject>;
+    let (out, _, _) = check_with(make(), &mut || make(), &plan());
+    let Verdict::Failed(chaos) = verdict_of(&out, CheckId::Chaos) else {
+        panic!("chaos must fail at its `new`");
+    };
+    assert_eq!(chaos.rule, Rule::Defaults);
+    let note = chaos.note.as_deref().unwrap_or_default();
+    assert!(!note.contains("your storage"), "{note}");
+}
+
 /// A program whose answers change between two plays of the same calls gets a verdict, not a
 /// panic: the shrinker's replay does not reproduce it.
 #[test]
