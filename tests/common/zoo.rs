@@ -162,6 +162,17 @@ pub fn build(entry: &Entry, into: &Path) -> PathBuf {
         }
         std::fs::write(dir.join(to), text).unwrap();
     }
+    if entry.language == "java" {
+        // A Java student may add classes of their own (a lease class, an exception), or write
+        // their own Lease in place of the starter's record: every other .java file is theirs.
+        for file in std::fs::read_dir(&source).unwrap() {
+            let path = file.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".java") && !files.iter().any(|(from, _)| *from == name) {
+                std::fs::copy(&path, dir.join(&name)).unwrap();
+            }
+        }
+    }
     if entry.language == "ts" {
         let tsc = tsc().expect("tsc");
         let status = Command::new(tsc)

@@ -866,25 +866,16 @@ public final class Adapter {
 
         /**
          * Any Java value as JSON: null, booleans, numbers (NaN and infinities as null), strings,
-         * a Lease, any record (its components), Optional (its value), maps, lists and arrays,
-         * enums (their name), and any other object as its public fields, or else its toString().
+         * any record (its components: the starter's Lease is one), Optional (its value), maps,
+         * lists and arrays, enums (their name), and any other object (a lease class of your own)
+         * as its public fields and its getters (getToken(), isLive(), or token() for a lease's
+         * own names), or else its toString().
          */
         static void value(StringBuilder b, Object v, int depth, IdentityHashMap<Object, Boolean> seen) {
             if (v == null) {
                 b.append("null");
             } else if (v instanceof String s) {
                 string(b, s);
-            } else if (v instanceof Lease l) {
-                b.append("{\"name\":");
-                value(b, l.name(), depth + 1, seen);
-                b.append(",\"clientId\":");
-                value(b, l.clientId(), depth + 1, seen);
-                b.append(",\"token\":").append(l.token());
-                b.append(",\"grantedAt\":");
-                number(b, l.grantedAt());
-                b.append(",\"expiresAt\":");
-                number(b, l.expiresAt());
-                b.append('}');
             } else if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte
                     || v instanceof java.math.BigInteger) {
                 b.append(v);
@@ -964,12 +955,14 @@ public final class Adapter {
                 int mark = b.length();
                 b.append('{');
                 boolean first = true;
+                java.util.Set<String> named = new java.util.HashSet<>();
                 for (Field f : cls.getFields()) {
                     if (Modifier.isStatic(f.getModifiers())) {
                         continue;
                     }
                     b.append(first ? "" : ",");
                     first = false;
+                    named.add(f.getName());
                     string(b, f.getName());
                     b.append(':');
                     Object field;
@@ -980,13 +973,62 @@ public final class Adapter {
                     }
                     value(b, field, depth + 1, seen);
                 }
-                if (first) { // no public fields: what it says of itself
+                for (Method m : cls.getMethods()) {
+                    String property = property(m);
+                    if (property == null || !named.add(property)) {
+                        continue;
+                    }
+                    Object field;
+                    try {
+                        m.setAccessible(true);
+                        field = m.invoke(v);
+                    } catch (ReflectiveOperationException | RuntimeException e) {
+                        continue; // a getter that throws says nothing of the lease
+                    }
+                    b.append(first ? "" : ",");
+                    first = false;
+                    string(b, property);
+                    b.append(':');
+                    value(b, field, depth + 1, seen);
+                }
+                if (first) { // no public fields or getters: what it says of itself
                     b.setLength(mark);
                     string(b, String.valueOf(v));
                 } else {
                     b.append('}');
                 }
             }
+        }
+
+        /** A lease's own names, read by a method of that name, as a record would have them. */
+        private static final java.util.Set<String> LEASE_NAMES =
+                java.util.Set.of("name", "clientId", "token", "grantedAt", "expiresAt");
+
+        /**
+         * The property a public method reads, if it is a getter: getX() and isX() (a boolean) name
+         * x, and a method named as a lease's own field (token(), expiresAt()) names itself. Only
+         * methods that take nothing, return something and are not Object's own.
+         */
+        static String property(Method m) {
+            if (m.getParameterCount() != 0 || m.getReturnType() == void.class
+                    || m.getDeclaringClass() == Object.class || Modifier.isStatic(m.getModifiers())) {
+                return null;
+            }
+            String name = m.getName();
+            if (LEASE_NAMES.contains(name)) {
+                return name;
+            }
+            String rest = null;
+            if (name.startsWith("get") && name.length() > 3) {
+                rest = name.substring(3);
+            } else if (name.startsWith("is") && name.length() > 2
+                    && (m.getReturnType() == boolean.class || m.getReturnType() == Boolean.class)) {
+                rest = name.substring(2);
+            }
+            if (rest == null || !Character.isUpperCase(rest.charAt(0))) {
+                return null;
+            }
+            return Character.toLowerCase(rest.charAt(0)) + rest.substring(1);
         }
 
         /** A finite double as JSON (Java's own digits, e.g. 10.0 or 1.0E-4); NaN and infinities as null. */
