@@ -268,6 +268,8 @@ pub fn one_line(text: &str) -> String {
 
 /// Parses a reply to `request`. `Err` says what is wrong with the line: a protocol error.
 pub fn parse_reply(line: &str, id: u64, request: &Request) -> Result<Reply, String> {
+    // A byte-order mark (C# on Windows writes one first) is no part of the JSON.
+    let line = line.strip_prefix('\u{feff}').unwrap_or(line);
     let value: Value = serde_json::from_str(line).map_err(|_| {
         "is not JSON (print debugging output on stderr, never on stdout)".to_owned()
     })?;
@@ -376,15 +378,29 @@ fn interpret(request: &Request, value: &Value, shown: Option<&str>) -> Reply {
     }
 }
 
-/// A lease object's token and expiry (`expires_at` or `expiresAt`).
+/// A lease object's field, however the language cases it: `expires_at`, `expiresAt` and Go's
+/// or C#'s `ExpiresAt` are one field.
+fn field<'a>(lease: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
+    let plain = |key: &str| -> String {
+        key.chars()
+            .filter(|c| *c != '_')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let wanted = plain(name);
+    lease.get(name).or_else(|| {
+        lease
+            .iter()
+            .find_map(|(key, value)| (plain(key) == wanted).then_some(value))
+    })
+}
+
+/// A lease object's token and expiry.
 fn lease_of(lease: &Map<String, Value>) -> Result<LeaseReply, &'static str> {
-    let token = lease
-        .get("token")
-        .and_then(as_token)
-        .ok_or("a lease needs a whole, non-negative token")?;
-    let expiry = ["expires_at", "expiresAt"]
-        .iter()
-        .find_map(|f| lease.get(*f).filter(|v| !v.is_null()));
+    let token = field(lease, "token")
+        .ok_or("a lease needs a token field")
+        .and_then(|t| as_token(t).ok_or("its token is not a whole number from 0 to 2^53 - 1"))?;
+    let expiry = field(lease, "expires_at").filter(|v| !v.is_null());
     let expires_at = match expiry {
         None => None,
         Some(e) => Some(
@@ -393,11 +409,10 @@ fn lease_of(lease: &Map<String, Value>) -> Result<LeaseReply, &'static str> {
                 .ok_or("its expiry is not a number")?,
         ),
     };
-    let field = |names: &[&str]| names.iter().find_map(|n| lease.get(*n)).cloned();
     let says = LeaseSays {
-        name: field(&["name"]),
-        client_id: field(&["client_id", "clientId"]),
-        granted_at: field(&["granted_at", "grantedAt"]),
+        name: field(lease, "name").cloned(),
+        client_id: field(lease, "client_id").cloned(),
+        granted_at: field(lease, "granted_at").cloned(),
     };
     Ok(LeaseReply {
         token,

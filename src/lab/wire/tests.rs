@@ -357,11 +357,31 @@ fn acquire_and_renew_return_a_lease_or_none() {
             assert_eq!(
                 parse(&format!(r#"{{"id":2,"returned":{{"token":{token}}}}}"#)),
                 Ok(Reply::Strange(format!(
-                    "{{\"token\":{token}}} (a lease needs a whole, non-negative token)"
+                    "{{\"token\":{token}}} (its token is not a whole number from 0 to 2^53 - 1)"
                 ))),
                 "token {token}"
             );
         }
+        assert_eq!(
+            parse(r#"{"id":2,"returned":{"tokn":3}}"#),
+            Ok(Reply::Strange(
+                "{\"tokn\":3} (a lease needs a token field)".into()
+            ))
+        );
+        // Go's encoding/json and C#'s System.Text.Json write PascalCase: the same fields.
+        let Ok(Reply::Lease(Some(l))) = parse(
+            r#"{"id":2,"returned":{"Name":"file","ClientId":"client-1","Token":3,"GrantedAt":1,"ExpiresAt":11}}"#,
+        ) else {
+            panic!("a PascalCase lease");
+        };
+        assert_eq!((l.token, l.expires_at), (3, Some(11.0)));
+        assert_eq!(l.says.client_id, Some(json!("client-1")));
+        assert_eq!(l.says.granted_at, Some(json!(1)));
+        // A byte-order mark before a reply (C# on Windows) is not part of it.
+        assert_eq!(
+            parse("\u{feff}{\"id\":2,\"returned\":{\"token\":3}}"),
+            Ok(lease(3, None))
+        );
         assert_eq!(
             parse(r#"{"id":2,"returned":true,"shown":"True"}"#),
             Ok(Reply::Strange("True, not a lease or none".into()))
