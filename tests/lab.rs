@@ -394,7 +394,16 @@ fn every_printed_replay_line_works_when_pasted() {
         &entry("python", "python-return-false/write-unchecked"),
         &spaced,
     );
-    let (code, out, _) = tool(&["check", dir.to_str().unwrap(), "--seeds", "3"]);
+    let (code, out, _) = tool(&[
+        "check",
+        dir.to_str().unwrap(),
+        "--seeds",
+        "3",
+        "--timeout",
+        "4",
+        "--startup-timeout",
+        "15",
+    ]);
     assert_eq!(code, Some(1));
     let replays: Vec<&str> = out
         .lines()
@@ -402,6 +411,11 @@ fn every_printed_replay_line_works_when_pasted() {
         .collect();
     assert!(replays.len() >= 3, "{out}");
     for replay in replays {
+        // The options a slow program needed come with it.
+        assert!(
+            replay.contains(" --timeout 4.0 --startup-timeout 15.0 "),
+            "{replay}"
+        );
         let id = replay
             .split("--only ")
             .nth(1)

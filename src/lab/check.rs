@@ -537,11 +537,25 @@ impl Run<'_> {
     }
 
     /// The command line that reruns `check` alone, with the settings it ran with.
+    /// The command that runs this check again, with the options it ran under: the chaos seeds
+    /// and the timeouts a slow program needed.
     fn replay(&self, check: CheckId) -> String {
         let seeds = self.plan.chaos_seeds.to_string();
+        let seconds = |d: Duration| crate::sim::time::fmt_seconds(d.as_millis() as u64);
+        let (timeout, startup) = (
+            seconds(self.plan.timeouts.request),
+            seconds(self.plan.timeouts.startup),
+        );
+        let defaults = Plan::default();
         let mut options = vec!["--only", check.id()];
-        if check == CheckId::Chaos && self.plan.chaos_seeds != Plan::default().chaos_seeds {
+        if check == CheckId::Chaos && self.plan.chaos_seeds != defaults.chaos_seeds {
             options.extend(["--seeds", &seeds]);
+        }
+        if self.plan.timeouts.request != defaults.timeouts.request {
+            options.extend(["--timeout", &timeout]);
+        }
+        if self.plan.timeouts.startup != defaults.timeouts.startup {
+            options.extend(["--startup-timeout", &startup]);
         }
         self.target.check_command(&options)
     }
