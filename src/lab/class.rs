@@ -42,8 +42,19 @@ pub struct Tally {
     pub failed_by: usize,
     pub not_judged_by: usize,
     pub not_run_by: usize,
-    /// The step the most failing students' minimal cases end on, and how many end there.
+    /// Of those who failed, how many failed only on a method still to write: a starter not
+    /// begun there, not a rule broken.
+    pub unwritten_by: usize,
+    /// The step the most failing students' minimal cases end on, and how many end there: a
+    /// call of written code where there is one, a method still to write only where none is.
     pub first_step: Option<(String, usize)>,
+}
+
+impl Tally {
+    /// Those who failed with code of their own: what the class got wrong.
+    pub fn broken_by(&self) -> usize {
+        self.failed_by - self.unwritten_by
+    }
 }
 
 /// The class: its students by name, its checks most failed first.
@@ -111,8 +122,12 @@ impl Class {
             .into_iter()
             .map(|check| tally(check, graded))
             .collect();
-        // Most failed first; ties in the order the checks run.
-        tallies.sort_by(|a, b| b.failed_by.cmp(&a.failed_by).then(a.check.cmp(&b.check)));
+        // Most broken by written code first, then most failed; ties in the order the checks run.
+        tallies.sort_by(|a, b| {
+            (b.broken_by(), b.failed_by)
+                .cmp(&(a.broken_by(), a.failed_by))
+                .then(a.check.cmp(&b.check))
+        });
         Class {
             students,
             tallies,
@@ -147,6 +162,7 @@ impl Class {
                 "passed_by": t.passed_by,
                 "not_judged_by": t.not_judged_by,
                 "not_run_by": t.not_run_by,
+                "unwritten_by": t.unwritten_by,
                 "first_step": t.first_step.as_ref().map(|(s, _)| s),
                 "first_step_count": t.first_step.as_ref().map(|(_, n)| n),
             })).collect::<Vec<_>>(),
@@ -201,15 +217,17 @@ fn tally(check: CheckId, graded: &[(String, Report)]) -> Tally {
     for step in outcomes.iter().filter_map(|o| step_of(o)) {
         *steps.entry(step).or_default() += 1;
     }
-    // The most common; a tie goes to a real call over a method not yet written (what a
-    // teacher brings to the lecture), then to the step first in order, so the row never changes.
+    // The most common call of written code (what a teacher brings to the lecture), however
+    // many starters were not begun; a method still to write only where no code failed. Ties go
+    // to the step first in order, so the row never changes.
     let unwritten = |step: &str| step.ends_with(NOT_IMPLEMENTED);
     let first_step =
         steps.into_iter().fold(
             None,
             |best: Option<(String, usize)>, (step, n)| match &best {
                 Some((kept, m))
-                    if *m > n || (*m == n && (unwritten(&step) || !unwritten(kept))) =>
+                    if (unwritten(&step), std::cmp::Reverse(n))
+                        >= (unwritten(kept), std::cmp::Reverse(*m)) =>
                 {
                     best
                 }
@@ -222,6 +240,7 @@ fn tally(check: CheckId, graded: &[(String, Report)]) -> Tally {
         failed_by: count(|v| matches!(v, Verdict::Failed(_))),
         not_judged_by: count(|v| matches!(v, Verdict::NotJudged { .. })),
         not_run_by: count(|v| matches!(v, Verdict::NotRun(_))),
+        unwritten_by: count(|v| matches!(v, Verdict::Failed(f) if f.not_implemented.is_some())),
         first_step,
     }
 }

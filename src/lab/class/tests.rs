@@ -380,3 +380,68 @@ fn a_tie_goes_to_a_real_call_over_a_method_not_written_and_a_blank_starter_is_na
         );
     }
 }
+
+/// Starters not begun do not hide what written code got wrong: one real failure beats three
+/// methods still to write, the check with real failures comes first, and the failed count says
+/// how many were unwritten.
+#[test]
+fn unwritten_starters_do_not_swamp_what_the_class_got_wrong() {
+    let stale = CheckId::Rule(Rule::WriteStaleRejected);
+    let boundary = CheckId::Rule(Rule::ExpiryBoundary);
+    let mut todo = a_failure(Rule::WriteStaleRejected);
+    todo.not_implemented = Some("FencedStorage.write".into());
+    let real = a_failure(Rule::ExpiryBoundary);
+    let mut graded: Vec<(String, Report)> = ["ann", "bob", "cy"]
+        .into_iter()
+        .map(|name| {
+            let outcomes = vec![
+                outcome(boundary, Verdict::Failed(todo.clone())),
+                outcome(stale, Verdict::Failed(todo.clone())),
+            ];
+            (name.to_owned(), report(outcomes))
+        })
+        .collect();
+    graded.push((
+        "dee".to_owned(),
+        report(vec![
+            outcome(boundary, Verdict::Failed(real)),
+            outcome(stale, Verdict::Passed),
+        ]),
+    ));
+    let class = Class::of(&graded, &Points::default(), false);
+    let first = &class.tallies[0];
+    assert_eq!(first.check, boundary, "real failures first");
+    assert_eq!((first.failed_by, first.unwritten_by, first.broken_by()), (4, 3, 1));
+    let (step, n) = first.first_step.clone().unwrap();
+    assert_eq!((step.as_str(), n), ("write(file, \"a\", 1)", 1));
+    let text = class.text(Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    });
+    let row = text.lines().find(|l| l.starts_with("expiry-boundary")).unwrap();
+    assert!(row.contains("4 of 4 (3 unwritten)"), "{row}");
+    assert!(row.ends_with("write(file, \"a\", 1) (1 of 1)"), "{row}");
+    // A check failed only by starters not begun is counted in the text, not listed; the course
+    // page lists it, with the method still to write as its step.
+    assert!(!text.contains("\nwrite-stale-rejected"), "{text}");
+    assert!(
+        text.contains("The other check passed for every submission judged but those not begun."),
+        "{text}"
+    );
+    let markdown = class.markdown(Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    });
+    let row = markdown
+        .lines()
+        .find(|l| l.starts_with("| write-stale-rejected"))
+        .unwrap();
+    assert!(
+        row.contains("FencedStorage.write not implemented yet (3 of 3)"),
+        "{row}"
+    );
+    assert!(text.contains("3 submissions are not begun"), "{text}");
+    assert_eq!(class.json(0.0, 1)["rules"][0]["unwritten_by"], 3);
+}

@@ -46,11 +46,15 @@ impl Class {
         let head = ["Submission", "Language", result, "Failing"].map(String::from);
         out.push_str(&table(&head, &rows));
         out.push('\n');
+        // What written code got wrong; a check failed only where a method was still to write
+        // is counted below, not listed.
         let (failed, clean): (Vec<&Tally>, Vec<&Tally>) = self
             .tallies
             .iter()
-            .partition(|t| t.failed_by + t.not_judged_by > 0);
-        if failed.is_empty() {
+            .partition(|t| t.broken_by() + t.not_judged_by > 0);
+        if failed.is_empty() && self.tallies.iter().any(|t| t.failed_by > 0) {
+            out.push_str("No written code failed a check; only starters not begun did.\n");
+        } else if failed.is_empty() {
             out.push_str("No check failed for any submission judged.\n");
         } else {
             let rows: Vec<[String; 4]> = failed.iter().map(|t| self.tally_row(t)).collect();
@@ -62,17 +66,35 @@ impl Class {
             ];
             out.push_str(&table(&head.map(String::from), &rows));
         }
+        let unbegun_only = clean.iter().filter(|t| t.failed_by > 0).count();
         if !clean.is_empty() && !failed.is_empty() {
+            let others = match clean.len() {
+                1 => "The other check".to_owned(),
+                n => format!("The other {n} checks"),
+            };
+            let but = if unbegun_only > 0 {
+                " but those not begun"
+            } else {
+                ""
+            };
             out.push_str(&format!(
-                "The other {} passed for every submission judged.\n",
-                counted(clean.len() as u64, "check", "checks")
+                "{others} passed for every submission judged{but}.\n"
             ));
         }
         let broken = self.broken();
         if broken > 0 {
             out.push_str(&format!(
-                "{} stopped early or did not start: its checks not run count as not passed.\n",
-                counted(broken as u64, "submission", "submissions")
+                "{} stopped early or did not start: {} checks not run count as not passed.\n",
+                counted(broken as u64, "submission", "submissions"),
+                if broken == 1 { "its" } else { "their" }
+            ));
+        }
+        let unwritten = self.students.iter().filter(|s| s.nothing_written).count();
+        if unwritten > 0 {
+            out.push_str(&format!(
+                "{} not begun: a check failed on a method still to write is counted as \
+                 \"unwritten\", and its step is shown only where no written code failed.\n",
+                counted(unwritten as u64, "submission is", "submissions are")
             ));
         }
         out
@@ -152,16 +174,18 @@ impl Class {
 
     fn tally_row(&self, t: &Tally) -> [String; 4] {
         let of = self.students.len();
+        // A step of written code is counted among those whose code failed; a method still to
+        // write among those who have not begun.
         let step = match &t.first_step {
-            Some((step, n)) => format!("{step} ({n} of {})", t.failed_by),
+            Some((step, n)) if t.broken_by() > 0 => format!("{step} ({n} of {})", t.broken_by()),
+            Some((step, n)) => format!("{step} ({n} of {})", t.unwritten_by),
             None => "-".to_owned(),
         };
-        [
-            t.check.id().to_owned(),
-            format!("{} of {of}", t.failed_by),
-            t.not_judged_by.to_string(),
-            step,
-        ]
+        let failed = match t.unwritten_by {
+            0 => format!("{} of {of}", t.failed_by),
+            n => format!("{} of {of} ({n} unwritten)", t.failed_by),
+        };
+        [t.check.id().to_owned(), failed, t.not_judged_by.to_string(), step]
     }
 }
 
@@ -176,6 +200,9 @@ fn language_of(s: &Student) -> String {
 /// How many failing checks a text row names before it counts the rest: a starter nobody filled
 /// in fails every check, and a row a screen long hides the class.
 const TEXT_FAILING_SHOWN: usize = 5;
+
+/// How much of a submission's error a text row shows.
+const TEXT_ERROR_SHOWN: usize = 72;
 
 /// The checks failed (the first `most` of them, then how many more), or why none could run.
 fn failing_of(s: &Student, most: Option<usize>) -> String {
@@ -194,10 +221,20 @@ fn failing_of(s: &Student, most: Option<usize>) -> String {
         _ => failing.join(", "),
     };
     if let Some(error) = &s.error {
+        let error = printable(error);
+        // A text row keeps the error's start; the whole sentence is in every other view and in
+        // the student's own report.
+        let error = match most {
+            Some(_) if error.chars().count() > TEXT_ERROR_SHOWN => format!(
+                "{}…",
+                error.chars().take(TEXT_ERROR_SHOWN - 1).collect::<String>()
+            ),
+            _ => error.into_owned(),
+        };
         text = if failing.is_empty() {
-            printable(error).into_owned()
+            error
         } else {
-            format!("{text}; then: {}", printable(error))
+            format!("{text}; then: {error}")
         };
     }
     text
