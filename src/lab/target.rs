@@ -163,17 +163,44 @@ fn build_rust(dir: &Path, shown: &str) -> Result<(), ProtocolError> {
     )))
 }
 
-/// Compiles every `.java` file of the folder into `.fencing-lab/classes` inside it.
+/// What the classes were compiled from: each source's name, size and time of change. The same
+/// stamp means the same sources, so a check (or a class's 25 `--only` steps) compiles once.
+fn sources_stamp(sources: &[PathBuf]) -> String {
+    sources
+        .iter()
+        .map(|p| {
+            let meta = std::fs::metadata(p).ok();
+            let changed = meta
+                .as_ref()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            let size = meta.map_or(0, |m| m.len());
+            format!("{} {size} {changed}\n", p.display())
+        })
+        .collect()
+}
+
+/// Compiles every `.java` file of the folder into `.fencing-lab/classes` inside it, unless the
+/// classes there were compiled from these very sources.
 fn compile_java(dir: &Path, shown: &str) -> Result<PathBuf, ProtocolError> {
     let classes = dir.join(".fencing-lab").join("classes");
-    std::fs::create_dir_all(&classes)
-        .map_err(|e| fail(format!("could not make {}: {e}", classes.display())))?;
     let mut sources: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| fail(format!("could not read {shown}: {e}")))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "java") && p.is_file())
         .collect();
     sources.sort();
+    let stamp_file = dir.join(".fencing-lab").join("compiled-from");
+    let stamp = sources_stamp(&sources);
+    if classes.is_dir() && std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp) {
+        return Ok(classes);
+    }
+    // A class of a source since deleted must not linger to be loaded.
+    let _ = std::fs::remove_file(&stamp_file);
+    let _ = std::fs::remove_dir_all(&classes);
+    std::fs::create_dir_all(&classes)
+        .map_err(|e| fail(format!("could not make {}: {e}", classes.display())))?;
     let output = Command::new("javac")
         .args(["-encoding", "UTF-8", "-nowarn", "-d"])
         .arg(&classes)
@@ -186,6 +213,8 @@ fn compile_java(dir: &Path, shown: &str) -> Result<PathBuf, ProtocolError> {
             ))
         })?;
     if output.status.success() {
+        // Only a record of what was compiled: a folder that cannot keep it compiles each time.
+        let _ = std::fs::write(&stamp_file, stamp);
         return Ok(classes);
     }
     // javac's first error: "LockService.java:12: error: ';' expected".
@@ -495,6 +524,40 @@ mod tests {
             "{error}"
         );
         assert!(!error.contains('\n'), "{error}");
+    }
+
+    /// The same sources compile once: a second start reuses the classes, and a changed source
+    /// (or a deleted one, whose class must not linger) compiles again.
+    #[test]
+    fn a_java_folder_compiles_again_only_when_its_sources_change() {
+        if !jdk() {
+            return;
+        }
+        let starter = tempfile::tempdir().unwrap();
+        crate::lab::starter::init("java", starter.path()).unwrap();
+        let adapter_class = starter.path().join(".fencing-lab/classes/Adapter.class");
+        let compiled_at = || fs::metadata(&adapter_class).unwrap().modified().unwrap();
+        folder_command(starter.path()).unwrap();
+        let first = compiled_at();
+        folder_command(starter.path()).unwrap();
+        assert_eq!(
+            compiled_at(),
+            first,
+            "the same sources are not compiled again"
+        );
+        let extra = starter.path().join("Extra.java");
+        fs::write(&extra, "class Extra {}\n").unwrap();
+        folder_command(starter.path()).unwrap();
+        assert_ne!(
+            compiled_at(),
+            first,
+            "a new source compiles the folder again"
+        );
+        let extra_class = starter.path().join(".fencing-lab/classes/Extra.class");
+        assert!(extra_class.is_file());
+        fs::remove_file(&extra).unwrap();
+        folder_command(starter.path()).unwrap();
+        assert!(!extra_class.exists(), "a deleted source's class is gone");
     }
 
     #[test]

@@ -411,7 +411,10 @@ fn unwritten_starters_do_not_swamp_what_the_class_got_wrong() {
     let class = Class::of(&graded, &Points::default(), false);
     let first = &class.tallies[0];
     assert_eq!(first.check, boundary, "real failures first");
-    assert_eq!((first.failed_by, first.unwritten_by, first.broken_by()), (4, 3, 1));
+    assert_eq!(
+        (first.failed_by, first.unwritten_by, first.broken_by()),
+        (4, 3, 1)
+    );
     let (step, n) = first.first_step.clone().unwrap();
     assert_eq!((step.as_str(), n), ("write(file, \"a\", 1)", 1));
     let text = class.text(Run {
@@ -419,7 +422,10 @@ fn unwritten_starters_do_not_swamp_what_the_class_got_wrong() {
         jobs: 1,
         seconds: 0.0,
     });
-    let row = text.lines().find(|l| l.starts_with("expiry-boundary")).unwrap();
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("expiry-boundary"))
+        .unwrap();
     assert!(row.contains("4 of 4 (3 unwritten)"), "{row}");
     assert!(row.ends_with("write(file, \"a\", 1) (1 of 1)"), "{row}");
     // A check failed only by starters not begun is counted in the text, not listed; the course

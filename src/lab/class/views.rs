@@ -185,7 +185,12 @@ impl Class {
             0 => format!("{} of {of}", t.failed_by),
             n => format!("{} of {of} ({n} unwritten)", t.failed_by),
         };
-        [t.check.id().to_owned(), failed, t.not_judged_by.to_string(), step]
+        [
+            t.check.id().to_owned(),
+            failed,
+            t.not_judged_by.to_string(),
+            step,
+        ]
     }
 }
 
