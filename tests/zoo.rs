@@ -133,3 +133,79 @@ fn every_rule_has_a_mutant_in_the_zoo() {
         assert!(broken.contains(rule.id()), "no mutant breaks {rule}");
     }
 }
+
+/// The lesson on a mutant charges its bug to the rule it breaks: in every built-in lesson, the
+/// first step where the code answers otherwise than the seed (`differs`) names that rule, as
+/// `check` does. Played by the real binary, as `run LESSON --impl DIR` runs it.
+fn lessons_charge_the_broken_rule(language: &str) {
+    if !can_run(language) {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let mutants: Vec<(String, std::path::PathBuf)> = zoo(language)
+        .into_iter()
+        .filter_map(|entry| {
+            let breaks = entry.breaks.clone()?;
+            Some((breaks, build(&entry, scratch.path())))
+        })
+        .collect();
+    let lessons: Vec<&str> = fencing_lab::sim::Scenario::built_in_names().collect();
+    let jobs: Vec<(&str, &std::path::Path, &str)> = mutants
+        .iter()
+        .flat_map(|(breaks, dir)| {
+            lessons
+                .iter()
+                .map(move |l| (breaks.as_str(), dir.as_path(), *l))
+        })
+        .collect();
+    let wrong = std::sync::Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(breaks, dir, lesson)) = jobs.get(i) else {
+                    break;
+                };
+                let output = std::process::Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+                    .args(["run", lesson, "--format", "json", "--impl"])
+                    .arg(dir)
+                    .output()
+                    .unwrap();
+                let stdout = String::from_utf8_lossy(&output.stdout);
+                let first = stdout
+                    .lines()
+                    .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                    .find(|e| e["event"] == "differs");
+                let code = output.status.code();
+                let problem = match first {
+                    _ if !matches!(code, Some(0 | 1)) => Some(format!(
+                        "exit {code:?}: {}",
+                        String::from_utf8_lossy(&output.stderr)
+                    )),
+                    Some(e) if e["rule"] != breaks => Some(format!("first differs: {e}")),
+                    _ => None,
+                };
+                if let Some(problem) = problem {
+                    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+                    wrong
+                        .lock()
+                        .unwrap()
+                        .push(format!("{name} in {lesson}: {problem}"));
+                }
+            });
+        }
+    });
+    let wrong = wrong.into_inner().unwrap();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_lesson_on_a_python_mutant_charges_the_rule_it_breaks() {
+    lessons_charge_the_broken_rule("python");
+}
+
+#[test]
+fn every_lesson_on_a_javascript_mutant_charges_the_rule_it_breaks() {
+    lessons_charge_the_broken_rule("js");
+}

@@ -30,6 +30,15 @@ pub struct Profile {
     /// An accepted write left its key's highest token other than the write's: a stale write
     /// that gets through does so because nothing was kept to compare it with.
     pub highest_not_kept: bool,
+    /// A refused acquire, a granted renew, a granted release moved the counter on: seen between
+    /// two grants on locks of their own.
+    pub refused_acquire_uses_token: bool,
+    pub renew_uses_token: bool,
+    pub release_uses_token: bool,
+    /// A lease long over was still held: where a lease ends exactly is not what decides, so a
+    /// disagreement at its exact end is the lease's own rule, not the boundary's. (The checks
+    /// confirm a boundary by playing a step later; a lesson cannot, and reads this instead.)
+    pub leases_never_end: bool,
 }
 
 impl Rule {
@@ -55,6 +64,10 @@ impl Default for Profile {
             first_token_honoured: true,
             equal_refused_alone: false,
             highest_not_kept: false,
+            refused_acquire_uses_token: false,
+            renew_uses_token: false,
+            release_uses_token: false,
+            leases_never_end: false,
         }
     }
 }
@@ -573,7 +586,9 @@ fn liveness_rule(op: Op, decision: &Decision, cx: &Context) -> Rule {
         _ if reported.is_some_and(|e| (e - latest.expires_at).abs() > 1e-9) => {
             lease_end_rule(latest, decision, cx)
         }
-        LockState::Expired { at_boundary: true } => Rule::ExpiryBoundary,
+        LockState::Expired { at_boundary: true } if !cx.profile.leases_never_end => {
+            Rule::ExpiryBoundary
+        }
         LockState::Live if facts.refused_release => Rule::LateRelease,
         // Live only because the latest renew extended it: a program that finds it free did not
         // keep that renew, whatever the renew answered.
@@ -729,16 +744,39 @@ fn token_rule(decision: &Decision, have: u64, want: u64, cx: &Context) -> Rule {
     if have <= want {
         return Rule::OneCounter;
     }
-    // Tokens used up since the last grant: charged to the kind of call whose count they match
-    // (a release that uses one is the counter's fault: only a grant may), the likeliest first
-    // where counts agree.
+    // Tokens used up since the last grant: charged to a kind of call the experiment saw use
+    // one, else to the kind whose count they match (a release that uses one is the counter's
+    // fault: only a grant may), the likeliest first where counts agree.
     let used = have - want;
     let count = |n: u32| u64::from(n);
+    let profile = cx.profile;
     let suspects = [
-        (count(tokens.refused_acquires), Rule::RefusedAcquireNoToken),
-        (count(tokens.renews), Rule::RenewKeepsToken),
-        (count(tokens.releases), Rule::OneCounter),
+        (
+            count(tokens.refused_acquires),
+            profile.refused_acquire_uses_token,
+            Rule::RefusedAcquireNoToken,
+        ),
+        (
+            count(tokens.renews),
+            profile.renew_uses_token,
+            Rule::RenewKeepsToken,
+        ),
+        (
+            count(tokens.releases),
+            profile.release_uses_token,
+            Rule::OneCounter,
+        ),
     ];
+    let seen: Vec<(u64, Rule)> = suspects
+        .iter()
+        .filter(|(n, seen, _)| *n > 0 && *seen)
+        .map(|&(n, _, rule)| (n, rule))
+        .collect();
+    let suspects: Vec<(u64, Rule)> = if seen.is_empty() {
+        suspects.iter().map(|&(n, _, rule)| (n, rule)).collect()
+    } else {
+        seen
+    };
     suspects
         .iter()
         .find(|(n, _)| *n == used)

@@ -83,6 +83,82 @@ fn lease(played: &Played) -> Option<&LeaseReply> {
     }
 }
 
+/// Which calls besides a grant the program's counter moves for.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct TokensUsed {
+    refused_acquire: bool,
+    renew: bool,
+    release: bool,
+}
+
+/// Grants on locks of their own, one call of each kind between two of them: a gap of two tokens
+/// shows the call between used one up. Where a step cannot be taken (a grant refused, no token
+/// to renew with) nothing is concluded.
+fn tokens_used(student: &mut dyn Subject) -> Result<TokensUsed, ProtocolError> {
+    let at = CLOCK_STEP;
+    let token = |p: &Played| lease(p).map(|l| l.token);
+    let gap = |a: Option<u64>, b: Option<u64>| matches!((a, b), (Some(a), Some(b)) if b == a + 2);
+    let first = exchange(
+        student,
+        &[
+            (at, acquire("probe-c", "client-1")),
+            (at, acquire("probe-c", "client-2")),
+            (at, acquire("probe-d", "client-1")),
+        ],
+    )?;
+    let (c, d) = (token(&first[0]), token(&first[2]));
+    let refused_acquire = first[1].got.is_refusal() && gap(c, d);
+    let Some(d) = d else {
+        return Ok(TokensUsed {
+            refused_acquire,
+            ..TokensUsed::default()
+        });
+    };
+    let renewed = exchange(
+        student,
+        &[
+            (
+                at,
+                Request::Renew {
+                    name: "probe-d".into(),
+                    client_id: "client-1".into(),
+                    token: d,
+                },
+            ),
+            (at, acquire("probe-e", "client-1")),
+        ],
+    )?;
+    let e = token(&renewed[1]);
+    let renew = lease(&renewed[0]).is_some() && gap(Some(d), e);
+    let Some(e) = e else {
+        return Ok(TokensUsed {
+            refused_acquire,
+            renew,
+            ..TokensUsed::default()
+        });
+    };
+    let released = exchange(
+        student,
+        &[
+            (
+                at,
+                Request::Release {
+                    name: "probe-e".into(),
+                    client_id: "client-1".into(),
+                    token: e,
+                },
+            ),
+            (at, acquire("probe-f", "client-1")),
+        ],
+    )?;
+    let release = !released[0].got.is_refusal() && gap(Some(e), token(&released[1]));
+    Ok(TokensUsed {
+        refused_acquire,
+        renew,
+        release,
+    })
+}
+
 /// Runs the experiments. `pause` waits real time (a test's double makes it instant).
 pub fn measure(
     student: &mut dyn Subject,
@@ -134,6 +210,14 @@ pub fn measure(
         highest_not_kept: higher_write && played[11].got != Reply::Token(Some(PROBE_TOKEN + 2)),
         ..Profile::default()
     };
+    // A lease thousands of seconds over: refused, the program never lets a lease end, and a
+    // disagreement at an expiry's exact instant is not the boundary's.
+    let long_over = exchange(student, &[(CLOCK_STEP, acquire("probe-a", "client-2"))])?;
+    profile.leases_never_end = first.is_some() && long_over[0].got.is_refusal();
+    let used = tokens_used(student)?;
+    profile.refused_acquire_uses_token = used.refused_acquire;
+    profile.renew_uses_token = used.renew;
+    profile.release_uses_token = used.release;
     let mut findings = Findings {
         profile,
         clock_evidence: Vec::new(),
@@ -245,6 +329,27 @@ mod tests {
         assert!(!never_rises.equal_refused_alone && never_rises.highest_not_kept);
         let unchecked = findings(Mistake::WriteUnchecked).profile;
         assert_eq!(unchecked, Profile::default());
+    }
+
+    /// A program whose leases never end is found out, and only it.
+    #[test]
+    fn a_program_whose_leases_never_end_is_found_out() {
+        assert!(findings(Mistake::AcquireIgnoresExpiry).profile.leases_never_end);
+        assert!(!findings(Mistake::Correct).profile.leases_never_end);
+        assert!(!findings(Mistake::ExpiryInclusive).profile.leases_never_end);
+    }
+
+    /// The counter's experiment names the call that uses a token up, and only that one.
+    #[test]
+    fn the_token_experiment_sees_which_calls_use_a_token() {
+        let correct = findings(Mistake::Correct).profile;
+        assert!(!correct.refused_acquire_uses_token);
+        assert!(!correct.renew_uses_token && !correct.release_uses_token);
+        let refused = findings(Mistake::RefusedAcquireBumps).profile;
+        assert!(refused.refused_acquire_uses_token && !refused.renew_uses_token);
+        let renew = findings(Mistake::RenewBumpsCounter).profile;
+        assert!(renew.renew_uses_token && !renew.refused_acquire_uses_token);
+        assert!(!renew.release_uses_token);
     }
 
     #[test]

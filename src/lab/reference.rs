@@ -82,7 +82,7 @@ pub struct TokenFacts {
     pub refused_acquires: u32,
     /// Renews granted since the last grant.
     pub renews: u32,
-    /// Releases asked for (granted or refused) since the last grant.
+    /// Releases granted since the last grant.
     pub releases: u32,
 }
 
@@ -390,13 +390,13 @@ impl Reference {
     }
 
     fn release(&mut self, name: &str, client: &str, token: u64) -> Seed {
-        self.tokens.releases += 1;
         let live = self.service.lease(name).is_some();
         let result = self.service.release(name, client, token);
         let history = self.locks.entry(name.to_owned()).or_default();
         match result {
             Ok(()) => {
                 history.released = true;
+                self.tokens.releases += 1;
                 Seed::Released
             }
             Err(e) => {

@@ -96,6 +96,10 @@ const PLAIN: Profile = Profile {
     first_token_honoured: true,
     equal_refused_alone: false,
     highest_not_kept: false,
+    refused_acquire_uses_token: false,
+    renew_uses_token: false,
+    release_uses_token: false,
+    leases_never_end: false,
 };
 
 #[test]

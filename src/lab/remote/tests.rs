@@ -30,7 +30,7 @@ fn python() -> (Shared, tempfile::TempDir) {
 
 /// What a program that follows the clock answers to the experiments the backend runs first
 /// (profile.rs): a lease of 5 s with token 7 at 0, renewed at 4 and 6, and token 8 at 5000.
-const EXPERIMENTS: [&str; 12] = [
+const EXPERIMENTS: [&str; 20] = [
     r#"{"id":#,"done":true}"#,
     r#"{"id":#,"returned":{"token":7,"expires_at":5.0}}"#,
     r#"{"id":#,"done":true}"#,
@@ -43,6 +43,16 @@ const EXPERIMENTS: [&str; 12] = [
     r#"{"id":#,"returned":null}"#,
     r#"{"id":#,"returned":null}"#,
     r#"{"id":#,"returned":5}"#,
+    // A lease long over is free.
+    r#"{"id":#,"returned":{"token":9,"expires_at":5005.0}}"#,
+    // Which calls use a token: two grants around a refused acquire, a renew, a release.
+    r#"{"id":#,"returned":{"token":10,"expires_at":5005.0}}"#,
+    r#"{"id":#,"returned":null}"#,
+    r#"{"id":#,"returned":{"token":11,"expires_at":5005.0}}"#,
+    r#"{"id":#,"returned":{"token":11,"expires_at":5005.0}}"#,
+    r#"{"id":#,"returned":{"token":12,"expires_at":5005.0}}"#,
+    r#"{"id":#,"returned":null}"#,
+    r#"{"id":#,"returned":{"token":13,"expires_at":5005.0}}"#,
 ];
 
 /// A program that says hello, answers the experiments, then answers the next requests with
