@@ -241,6 +241,14 @@ fn grading_that_cannot_run_is_one_sentence_and_exit_2_before_any_program_starts(
             "--points",
         ),
     ];
+    // One student's folder given where a class was meant: the sentence says how to check it.
+    let one = root.path().join("one");
+    fencing_lab::lab::starter::init("python", &one).unwrap();
+    std::fs::create_dir(one.join("__pycache__")).unwrap();
+    let cases = cases.into_iter().chain([(
+        vec![one.display().to_string()],
+        "it is one student's lab folder, not a folder of submissions; check it with `fencing-lab check",
+    )]);
     for (args, says) in cases {
         let mut all = vec!["grade".to_owned()];
         all.extend(args);
@@ -331,4 +339,39 @@ fn every_graded_step_of_the_written_workflow_passes_correct_code_and_fails_the_r
             .count();
         assert_eq!(cases, commands.len());
     }
+}
+
+/// A student's report that cannot be written (a FIFO where `NAME.txt` goes) is said after the
+/// class's tables, never instead of them: the teacher still gets the whole class.
+#[test]
+fn a_report_that_cannot_be_written_leaves_the_class_table_whole() {
+    if !can_run("python") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let class = root.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    let ada = zoo("python")
+        .into_iter()
+        .find(|e| e.name == "python-raise-none")
+        .unwrap();
+    let built = build(&ada, &class);
+    std::fs::rename(&built, class.join("ada")).unwrap();
+    let reports = root.path().join("reports");
+    std::fs::create_dir(&reports).unwrap();
+    let fifo = reports.join("ada.txt");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let (code, out, err) = tool(&[
+        "grade",
+        class.to_str().unwrap(),
+        "-o",
+        reports.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        out.contains("ada ") && out.contains("25/25"),
+        "the table: {out}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }

@@ -885,3 +885,16 @@ fn the_null_device_is_an_open_stdout_however_it_was_opened() {
         std::fs::remove_file(&page).unwrap();
     }
 }
+
+/// `check --tui` without a terminal says so before it checks anything, not after a minute of
+/// checks.
+#[test]
+fn check_tui_without_a_terminal_is_refused_before_the_check() {
+    let started = std::time::Instant::now();
+    let (code, stderr) = shell("exec \"$0\" check --tui tests/lab/faulty/slow.py </dev/null");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("check --tui"), "{stderr}");
+    assert!(stderr.contains("needs a terminal"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_clean_sentence(&stderr, "check --tui");
+}

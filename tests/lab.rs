@@ -1044,3 +1044,59 @@ fn every_report_format_tells_the_same_checks() {
         }
     }
 }
+
+/// A check ended by SIGTERM, SIGINT or SIGHUP ends the student's program and whatever it
+/// started (here a `sleep` that ignores SIGTERM), and exits as the signal would (128 + N).
+#[test]
+fn a_check_ended_by_a_signal_ends_everything_the_program_started() {
+    for (signal, code) in [
+        (libc::SIGTERM, 143),
+        (libc::SIGINT, 130),
+        (libc::SIGHUP, 129),
+    ] {
+        let scratch = tempfile::tempdir().unwrap();
+        let pidfile = scratch.path().join("pid");
+        let program = format!(
+            "(trap '' TERM; sh -c 'echo $PPID' > {}; exec sleep 300) & \
+             read l; echo '{{\"id\":0,\"hello\":\"fencing-lab-adapter\",\"language\":\"sh\"}}'; \
+             exec sleep 300",
+            pidfile.display()
+        );
+        let mut check = Command::new(BIN)
+            .args(["check", "--timeout", "60", "--", "sh", "-c", &program])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let grandchild = loop {
+            if let Some(pid) = std::fs::read_to_string(&pidfile)
+                .ok()
+                .and_then(|t| t.trim().parse::<i32>().ok())
+            {
+                break pid;
+            }
+            assert!(started.elapsed() < Duration::from_secs(30), "never started");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        // The check is waiting for its second reply when the signal comes.
+        std::thread::sleep(Duration::from_millis(200));
+        // SAFETY: kill(2) on the check we started.
+        unsafe { libc::kill(check.id() as i32, signal) };
+        let status = check.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "signal {signal}");
+        let gone = || {
+            std::fs::read_to_string(format!("/proc/{grandchild}/stat")).map_or(true, |s| {
+                s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z'))
+            })
+        };
+        let waited = Instant::now();
+        while !gone() && waited.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(
+            gone(),
+            "signal {signal}: the program's own child {grandchild} outlived the check"
+        );
+    }
+}

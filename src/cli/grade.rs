@@ -44,6 +44,7 @@ pub fn run(out: &mut impl Write, args: &GradeArgs) -> Result<ExitCode, Failure> 
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
+    let _interrupts = super::interrupt::Interrupts::end_programs_on_signal();
     let progress = Progress::on_stderr(submissions.len());
     let written = std::sync::Mutex::new(Ok(()));
     let started = Instant::now();
@@ -59,7 +60,8 @@ pub fn run(out: &mut impl Write, args: &GradeArgs) -> Result<ExitCode, Failure> 
     });
     progress.finish();
     let seconds = started.elapsed().as_secs_f64();
-    written.into_inner().unwrap_or_else(|e| e.into_inner())?;
+    // A report that could not be written is said after the class's tables, never instead.
+    let written = written.into_inner().unwrap_or_else(|e| e.into_inner());
     let class = class_of(&graded, &points, scored);
     let folder = args.submissions.display().to_string();
     let run = Run {
@@ -74,6 +76,7 @@ pub fn run(out: &mut impl Write, args: &GradeArgs) -> Result<ExitCode, Failure> 
         GradeFormat::Json => writeln!(out, "{}", class.json(seconds, run.jobs))?,
     }
     out.flush()?;
+    written?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -97,6 +97,13 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
             ))
         })?),
     };
+    if args.tui {
+        // Asked before a check of a minute or more, not after it.
+        super::require_terminal(
+            "check --tui (it opens the minimal case in the terminal UI)",
+            "leave out --tui to read the case as text",
+        )?;
+    }
     let timeouts = Timeouts {
         startup: Duration::from_millis(args.startup_timeout),
         request: Duration::from_millis(args.timeout),
@@ -138,6 +145,7 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
     }
     // Each check's lines go out as soon as it is decided; a failed write ends the check.
     let mut written = Ok(());
+    let interrupts = super::interrupt::Interrupts::end_programs_on_signal();
     let spinner = Spinner::on_stderr();
     let report = check::run_watched(
         &target,
@@ -153,6 +161,8 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
         },
     );
     spinner.finish();
+    // The UI that --tui opens handles the signals itself.
+    drop(interrupts);
     written?;
     write_report(out, args.format, &report, &points)?;
     if let Some(error) = &report.error {

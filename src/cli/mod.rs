@@ -5,6 +5,7 @@ pub mod args;
 pub mod chaos;
 pub mod export;
 pub mod grade;
+pub mod interrupt;
 pub mod lab;
 pub mod progress;
 pub mod report;
@@ -47,6 +48,17 @@ pub fn say(message: &str) {
     let mut err = io::stderr().lock();
     let _ = writeln!(err, "fencing-lab: {}", printable(message));
     let _ = err.flush();
+}
+
+/// Fails in one sentence where standard input or output is not a terminal: `what` needs one,
+/// `instead` says what to run without.
+pub fn require_terminal(what: &str, instead: &str) -> Result<(), Failure> {
+    if io::stdout().is_terminal() && io::stdin().is_terminal() {
+        return Ok(());
+    }
+    Err(Failure::usage(format!(
+        "{what} needs a terminal, and standard input or output is not one; {instead}"
+    )))
 }
 
 /// Parses the command line and runs it; the exit code says how it went. `stdout_closed`: the
@@ -337,12 +349,10 @@ pub(crate) fn open_ui(
             Session::new(setup)
         }
     };
-    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
-        return Err(Failure::usage(
-            "the terminal UI needs a terminal, and standard input or output is not one; \
-             for a text transcript use `fencing-lab run gc-pause`",
-        ));
-    }
+    require_terminal(
+        "the terminal UI",
+        "for a text transcript use `fencing-lab run gc-pause`",
+    )?;
     let mut app = tui::App::new(session, tui::Theme::from_env());
     if replaying {
         // A replay plays itself back; every key still works (pause, step, travel).

@@ -28,6 +28,12 @@ pub fn submissions(root: &Path) -> Result<Vec<Submission>, String> {
         ),
         _ => format!("grade {shown}: {e}"),
     })?;
+    if super::target::is_lab_folder(root) {
+        return Err(format!(
+            "grade {shown}: it is one student's lab folder, not a folder of submissions; check it with `fencing-lab check {}`",
+            crate::sim::text::shell_word(&shown)
+        ));
+    }
     let mut found: Vec<Submission> = entries
         .filter_map(Result::ok)
         .filter(|entry| entry.path().is_dir())
@@ -39,7 +45,8 @@ pub fn submissions(root: &Path) -> Result<Vec<Submission>, String> {
         .collect();
     if found.is_empty() {
         return Err(format!(
-            "grade {shown}: it holds no submission folders (each student's lab folder is one subfolder, as GitHub Classroom downloads them)"
+            "grade {shown}: it holds no submission folders (each student's lab folder is one subfolder, as GitHub Classroom downloads them; to check one folder, run `fencing-lab check {}`)",
+            crate::sim::text::shell_word(&shown)
         ));
     }
     found.sort_by(|a, b| a.name.cmp(&b.name));

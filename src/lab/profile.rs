@@ -334,7 +334,11 @@ mod tests {
     /// A program whose leases never end is found out, and only it.
     #[test]
     fn a_program_whose_leases_never_end_is_found_out() {
-        assert!(findings(Mistake::AcquireIgnoresExpiry).profile.leases_never_end);
+        assert!(
+            findings(Mistake::AcquireIgnoresExpiry)
+                .profile
+                .leases_never_end
+        );
         assert!(!findings(Mistake::Correct).profile.leases_never_end);
         assert!(!findings(Mistake::ExpiryInclusive).profile.leases_never_end);
     }

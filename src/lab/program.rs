@@ -33,6 +33,136 @@ const LAST_WORDS_WAIT: Duration = Duration::from_millis(500);
 /// How many of the program's last stderr lines a failure shows.
 const STDERR_TAIL: usize = 5;
 
+/// How a program ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ended {
+    Exited(i32),
+    Killed(i32),
+}
+
+/// Whether process `pid`, a child of ours, has ended, asked without reaping it (`WNOWAIT`).
+#[cfg(unix)]
+fn ended_unreaped(pid: u32) -> Option<Ended> {
+    let pid = libc::id_t::try_from(pid).ok()?;
+    // SAFETY: waitid(2) writes only the siginfo it is given, which lives on this stack.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        if libc::waitid(libc::P_PID, pid, &mut info, flags) != 0 || info.si_pid() == 0 {
+            return None;
+        }
+        Some(if info.si_code == libc::CLD_EXITED {
+            Ended::Exited(info.si_status())
+        } else {
+            Ended::Killed(info.si_status())
+        })
+    }
+}
+
+#[cfg(not(unix))]
+fn ended_unreaped(_pid: u32) -> Option<Ended> {
+    None
+}
+
+/// A signal's name, as a student would look it up: SIGABRT for an abort.
+fn signal_name(signal: i32) -> String {
+    let name = match signal {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        6 => "SIGABRT (an abort)",
+        7 => "SIGBUS",
+        8 => "SIGFPE (an arithmetic error)",
+        9 => "SIGKILL",
+        11 => "SIGSEGV (a segmentation fault)",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        _ => return format!("signal {signal}"),
+    };
+    format!("signal {signal}, {name}")
+}
+
+/// The process groups of the programs running now, so that a check or a grade ended by a
+/// signal ends them too: each program leads a group of its own, holding whatever it starts.
+pub mod groups {
+    use std::sync::Mutex;
+
+    static LIVE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+    pub(super) fn started(pid: u32) {
+        LIVE.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
+    }
+
+    /// Ends a program's group, and forgets it; called before the program is reaped.
+    pub(super) fn stopped(pid: u32) {
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&p| p != pid);
+        kill_group(pid);
+    }
+
+    /// Ends every program's group still running (from a signal's handler: no waiting). Each is
+    /// a group whose leader was not reaped yet, so its id names no other.
+    pub fn stop_all() {
+        let live = LIVE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for pid in live {
+            kill_group(pid);
+        }
+    }
+
+    fn kill_group(pid: u32) {
+        #[cfg(unix)]
+        if let Ok(pid) = i32::try_from(pid) {
+            // SAFETY: kill(2) with a negative pid signals a process group; it touches no
+            // memory. A group already gone is only an ESRCH.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// How much of one stderr line is kept: a program that writes without end never fills memory.
+const STDERR_LINE_BYTES: usize = 1200;
+
+/// The program's stderr, kept as its last lines, each cut at [`STDERR_LINE_BYTES`] and the
+/// rest of it skipped; a line not ended yet is shown as far as it went. Bytes, not text: a line
+/// that is not UTF-8 is shown, not the end of stderr. What the program wrote is shown, never
+/// obeyed: escaped where it enters.
+fn read_stderr(stderr: impl Read, tail: &Mutex<VecDeque<String>>) {
+    let mut reader = BufReader::new(stderr);
+    let mut line: Vec<u8> = Vec::new();
+    // Whether the tail's last entry is `line`, still open.
+    let mut open = false;
+    loop {
+        let (ended, used) = match reader.fill_buf() {
+            Ok(buf) if !buf.is_empty() => {
+                let newline = buf.iter().position(|&b| b == b'\n');
+                let chunk = &buf[..newline.unwrap_or(buf.len())];
+                let room = STDERR_LINE_BYTES.saturating_sub(line.len());
+                line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                (newline.is_some(), newline.map_or(buf.len(), |i| i + 1))
+            }
+            _ => break,
+        };
+        reader.consume(used);
+        let text = String::from_utf8_lossy(&line);
+        let shown: String = text.trim().chars().take(300).collect();
+        let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+        if open {
+            tail.pop_back();
+        } else if tail.len() == STDERR_TAIL {
+            tail.pop_front();
+        }
+        tail.push_back(printable(&shown).into_owned());
+        open = !ended;
+        if ended {
+            line.clear();
+        }
+    }
+}
+
 /// The program broke the protocol; the whole check stops (exit 2).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProtocolError {
@@ -131,9 +261,13 @@ impl Program {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        // A group of its own, so what the program starts ends with it (see `stop`).
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command
             .spawn()
             .map_err(|e| ProtocolError::new(format!("could not start {shown}: {e}")))?;
+        groups::started(child.id());
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
         let stdin = child.stdin.take().expect("piped stdin");
@@ -145,20 +279,7 @@ impl Program {
         std::thread::spawn(move || write_lines(stdin, requests));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = Arc::clone(&tail);
-        let stderr_read = std::thread::spawn(move || {
-            // Bytes, not text: a line that is not UTF-8 is shown, not the end of stderr.
-            for line in BufReader::new(stderr).split(b'\n') {
-                let Ok(line) = line else { break };
-                let line = String::from_utf8_lossy(&line);
-                let mut tail = keep.lock().unwrap_or_else(|e| e.into_inner());
-                if tail.len() == STDERR_TAIL {
-                    tail.pop_front();
-                }
-                // What the program wrote is shown, never obeyed: escaped where it enters.
-                let line: String = line.trim().chars().take(300).collect();
-                tail.push_back(printable(&line).into_owned());
-            }
-        });
+        let stderr_read = std::thread::spawn(move || read_stderr(stderr, &keep));
         let mut program = Program {
             stdin: Some(to_stdin),
             outbox: Vec::new(),
@@ -347,7 +468,7 @@ impl Program {
         self.stdin = None;
         let waited = Instant::now();
         while waited.elapsed() < LAST_WORDS_WAIT {
-            if !matches!(self.child.try_wait(), Ok(None)) {
+            if self.exit_status().is_some() {
                 break;
             }
             std::thread::sleep(Duration::from_millis(2));
@@ -396,21 +517,25 @@ impl Program {
     }
 
     fn exited(&mut self, request: &Request, id: u64) -> ProtocolError {
-        let status = (0..40).find_map(|_| match self.child.try_wait() {
-            Ok(Some(status)) => Some(status),
-            _ => {
+        let status = (0..40).find_map(|_| {
+            let status = self.exit_status();
+            if status.is_none() {
                 std::thread::sleep(Duration::from_millis(25));
-                None
             }
+            status
         });
-        let how = match status.and_then(|s| s.code()) {
-            Some(code) => format!("exited with status {code}"),
-            None => match status {
-                Some(_) => "was killed by a signal".to_owned(),
-                None => "closed its output".to_owned(),
-            },
+        let how = match status {
+            Some(Ended::Exited(code)) => format!("exited with status {code}"),
+            Some(Ended::Killed(signal)) => format!("was killed by {}", signal_name(signal)),
+            None => "closed its output".to_owned(),
         };
         self.fail(request, id, format!("{how} before answering"))
+    }
+
+    /// How the program ended, if it has, seen without reaping it: its process id then still
+    /// names it alone, so its group can be ended safely (see `stop`).
+    fn exit_status(&self) -> Option<Ended> {
+        ended_unreaped(self.child.id())
     }
 
     fn stderr_clause(&self) -> String {
@@ -428,6 +553,9 @@ impl Program {
 
     fn stop(&mut self) {
         self.stdin = None;
+        // Whatever it started (a server, a `sleep` that ignores SIGTERM) goes with it. The
+        // group is ended before the program is reaped, while its id cannot name another.
+        groups::stopped(self.child.id());
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -496,15 +624,16 @@ fn read_lines(stdout: impl Read, send: Sender<(Instant, Vec<Line>)>, due: &Atomi
             batch.push(Line::TooLong);
         }
         let lines = batch.len();
-        if !batch.is_empty() && send.send((at, batch)).is_err() || too_long {
-            return;
-        }
+        // Counted as in before they are handed on, so whoever has read them sees them counted.
         // Saturating: a program may print a line no request asked for.
         let before = due
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |d| {
                 Some(d.saturating_sub(lines))
             })
             .unwrap_or(0);
+        if !batch.is_empty() && send.send((at, batch)).is_err() || too_long {
+            return;
+        }
         if before > lines {
             std::thread::sleep(GATHER);
         }

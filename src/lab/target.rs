@@ -83,6 +83,18 @@ fn fail(sentence: String) -> ProtocolError {
     ProtocolError { sentence }
 }
 
+/// Whether `dir` holds a lab starter `lab init` wrote, in any language (nothing is built).
+pub fn is_lab_folder(dir: &Path) -> bool {
+    let has = |name: &str| dir.join(name).is_file();
+    (has("adapter.mjs")
+        && ["lock_service.mjs", "lock_service.mts", "lock_service.ts"]
+            .iter()
+            .any(|f| has(f)))
+        || (has("lock_service.py") && has("adapter.py"))
+        || (has("Cargo.toml") && dir.join("src/bin/adapter.rs").is_file())
+        || (has("Adapter.java") && has("LockService.java"))
+}
+
 /// The command that runs a student's folder, from the files `lab init` wrote.
 fn folder_command(dir: &Path) -> Result<Command, ProtocolError> {
     let shown = printable(&dir.display().to_string()).into_owned();

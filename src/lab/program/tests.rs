@@ -192,6 +192,28 @@ fn a_program_that_exits_shows_its_status_and_its_last_five_stderr_lines() {
     );
 }
 
+/// A program that floods stderr without a line break is read with its memory bounded: the
+/// line it is still writing is shown as far as it is kept, and the reader keeps up to the end.
+#[test]
+fn an_endless_stderr_line_is_cut_and_shown_unfinished() {
+    let script = format!(
+        r#"{SH_HELLO}; echo first >&2; head -c 20000000 /dev/zero | tr '\0' x >&2; read l; exit 4"#
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let started = Instant::now();
+    while program.stderr_tail().len() < 2 && started.elapsed() < PATIENT {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let sentence = program.call(&acquire()).unwrap_err().sentence;
+    let tail = program.stderr_tail();
+    assert_eq!(tail[0], "first");
+    assert_eq!(tail[1], "x".repeat(300), "the unfinished line, cut");
+    assert!(
+        sentence.contains("its stderr ends: first | xxx"),
+        "{sentence}"
+    );
+}
+
 /// What the program wrote on stderr reaches an error escaped: it cannot retitle the terminal.
 #[test]
 fn a_programs_stderr_is_escaped_in_an_error() {
@@ -217,9 +239,54 @@ fn a_program_killed_by_a_signal_says_so() {
             .call(&Request::Clock { now: 2.0 })
             .unwrap_err()
             .sentence,
-        "the program was killed by a signal before answering at request 1 (clock = 2.0); \
-         it wrote nothing on stderr"
+        "the program was killed by signal 9, SIGKILL before answering at request 1 \
+         (clock = 2.0); it wrote nothing on stderr"
     );
+    let script = format!("{SH_HELLO}; read l; kill -ABRT $$");
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let sentence = program.call(&acquire()).unwrap_err().sentence;
+    assert!(
+        sentence.starts_with("the program was killed by signal 6, SIGABRT (an abort) before"),
+        "{sentence}"
+    );
+}
+
+/// What a program starts ends with it: a child that ignores SIGTERM, in the program's own
+/// process group, is gone once the program is stopped.
+#[test]
+fn a_programs_own_children_end_with_it() {
+    let scratch = tempfile::tempdir().unwrap();
+    let pidfile = scratch.path().join("pid");
+    let script = format!(
+        "(trap '' TERM; echo $(sh -c 'echo $PPID') > {}; exec sleep 300) & {SH_HELLO}; read l",
+        pidfile.display()
+    );
+    let program = Program::start(sh(&script), patient()).unwrap();
+    let started = Instant::now();
+    let pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+        {
+            break pid;
+        }
+        assert!(started.elapsed() < PATIENT, "the grandchild never started");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let alive = |pid: i32| std::path::Path::new(&format!("/proc/{pid}")).exists();
+    assert!(alive(pid), "the grandchild runs");
+    drop(program);
+    let stopped = Instant::now();
+    // A killed process lingers as a zombie until init reaps it: gone, or a zombie.
+    let gone = || {
+        !alive(pid)
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')))
+    };
+    while !gone() && stopped.elapsed() < PATIENT {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(gone(), "the grandchild {pid} outlived its program");
 }
 
 #[test]
