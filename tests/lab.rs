@@ -588,7 +588,8 @@ fn what_a_hostile_program_sends_is_escaped_in_every_format_and_in_its_minimal_ca
     }
     let path = lab_dir().join("faulty/hostile_text.py");
     let program = path.to_str().unwrap();
-    let raw = |text: &str| text.chars().any(|c| c.is_control() && c != '\n');
+    let acts = |c: char| (c.is_control() && c != '\n') || c == '\u{202e}';
+    let raw = |text: &str| text.chars().any(acts);
     for format in ["text", "json", "junit", "gradescope"] {
         let (code, out, err) = tool(&["check", "--format", format, "--", "python3", program]);
         assert_eq!(code, Some(1), "{format}: {err}");
@@ -600,6 +601,28 @@ fn what_a_hostile_program_sends_is_escaped_in_every_format_and_in_its_minimal_ca
             out.contains("PWNED"),
             "{format}: the text is shown, escaped: {out}"
         );
+        if matches!(format, "json" | "gradescope") {
+            // Nor inside a JSON string, once decoded (`jq -r` would print it raw).
+            let value: Value = serde_json::from_str(&out).unwrap();
+            let mut strings = Vec::new();
+            every_string(&value, &mut strings);
+            for text in strings {
+                assert!(!raw(&text), "{format}: a decoded string acts: {text:?}");
+            }
+        }
+    }
+    let run = [
+        "run", "gc-pause", "--format", "json", "--", "python3", program,
+    ];
+    let (_, out, err) = tool(&run);
+    assert!(out.contains("\"differs\""), "{out}{err}");
+    for line in out.lines() {
+        let value: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {err}"));
+        let mut strings = Vec::new();
+        every_string(&value, &mut strings);
+        for text in strings {
+            assert!(!raw(&text), "run --impl: a decoded string acts: {text:?}");
+        }
     }
     let target = Target::Command(vec!["python3".into(), program.into()]);
     let report = check_target(&target, &Plan::default());
@@ -1098,5 +1121,20 @@ fn a_check_ended_by_a_signal_ends_everything_the_program_started() {
             gone(),
             "signal {signal}: the program's own child {grandchild} outlived the check"
         );
+    }
+}
+
+/// Every string in a JSON value, keys included.
+fn every_string(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::String(s) => into.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| every_string(v, into)),
+        Value::Object(fields) => {
+            for (key, v) in fields {
+                into.push(key.clone());
+                every_string(v, into);
+            }
+        }
+        _ => {}
     }
 }

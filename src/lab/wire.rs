@@ -273,6 +273,9 @@ pub fn parse_reply(line: &str, id: u64, request: &Request) -> Result<Reply, Stri
     let value: Value = serde_json::from_str(line).map_err(|_| {
         "is not JSON (print debugging output on stderr, never on stdout)".to_owned()
     })?;
+    // What the program sends is shown, never obeyed: every string in it escaped where it enters,
+    // so no report, lesson or event passes a control character on.
+    let value = escaped(value);
     let object = value
         .as_object()
         .ok_or_else(|| "is not a JSON object".to_owned())?;
@@ -419,6 +422,24 @@ fn lease_of(lease: &Map<String, Value>) -> Result<LeaseReply, &'static str> {
         expires_at,
         says: Box::new(says),
     })
+}
+
+/// `value` with every string in it, keys included, made printable.
+fn escaped(value: Value) -> Value {
+    match value {
+        Value::String(text) => match printable(&text) {
+            std::borrow::Cow::Borrowed(_) => Value::String(text),
+            std::borrow::Cow::Owned(safe) => Value::String(safe),
+        },
+        Value::Array(items) => Value::Array(items.into_iter().map(escaped).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .map(|(key, v)| (printable(&key).into_owned(), escaped(v)))
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 /// A JSON value as the transcript shows a returned value with no `shown` of its own.
