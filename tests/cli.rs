@@ -497,9 +497,50 @@ fn bad_numbers_are_refused_with_exit_2() {
             "{args:?}: {err}"
         );
     }
-    assert!(
-        usage_error(&["chaos", "--lease", "0"]).contains("'--lease <S>': must be greater than 0")
-    );
+    assert!(usage_error(&["chaos", "--lease", "0"])
+        .contains("'--lease <S>': must be at least 0.001 seconds"));
+    // The documented minimum is enforced, not rounded up to; numbers and sizes are written
+    // plainly, without a sign or a space around.
+    for (args, says) in [
+        (
+            &["chaos", "--lease", "0.0009"][..],
+            "must be at least 0.001 seconds",
+        ),
+        (
+            &["chaos", "--seconds", "0.0005"][..],
+            "must be at least 0.001 seconds",
+        ),
+        (&["chaos", "--runs", "+5"][..], "the number of runs"),
+        (&["chaos", "--runs", " 5"][..], "the number of runs"),
+        (
+            &["check", "x", "--seeds", "0"][..],
+            "the number of chaos seeds",
+        ),
+        (
+            &["frame", "gc-pause", "--size", "80X24"][..],
+            "is not a size",
+        ),
+        (
+            &["frame", "gc-pause", "--size", " 80x24"][..],
+            "is not a size",
+        ),
+        (
+            &["frame", "gc-pause", "--size", "+80x24"][..],
+            "is not a size",
+        ),
+        (
+            &["frame", "gc-pause", "--at", " 5"][..],
+            "is not a number of seconds",
+        ),
+        (
+            &["frame", "gc-pause", "--at", "+5"][..],
+            "is not a number of seconds",
+        ),
+    ] {
+        let err = usage_error(args);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
     let missing = usage_error(&["run"]);
     assert!(
         missing.contains("<SCENARIO>") && missing.lines().count() == 1,

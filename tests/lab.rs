@@ -873,6 +873,16 @@ fn a_recording_never_runs_the_program_it_names() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(!mark.exists(), "replaying the recording ran the program");
+    // A name from a file someone sent is quoted in the hint, so a paste runs nothing else.
+    let sent = dir.path().join("sent.json");
+    std::fs::write(
+        &sent,
+        r#"{"format":1,"scenario":"gc-pause","seed":1,"fencing":true,"check":"per-key","implementation":"x; rm -rf ~","inputs":[]}"#,
+    )
+    .unwrap();
+    let (code, _, err) = tool(&["tui", "--replay", sent.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("`--impl 'x; rm -rf ~'`"), "{err}");
     // Given again, it runs (then the UI finds no terminal).
     let (code, _, err) = tool(&[
         "tui",

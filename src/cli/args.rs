@@ -236,7 +236,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "CHECK")]
     pub only: Option<String>,
     /// How many chaos seeds to run (1..=N).
-    #[arg(long, value_name = "N", default_value_t = 20, value_parser = parse_runs, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = parse_seeds, allow_hyphen_values = true)]
     pub seeds: u64,
     /// Open the first failure in the terminal UI: its minimal case as a lesson.
     #[arg(long)]
@@ -272,7 +272,7 @@ pub struct GradeArgs {
     #[arg(long, value_name = "S", default_value = "120", value_parser = parse_duration, allow_hyphen_values = true)]
     pub deadline: Ms,
     /// How many chaos seeds to run for each submission (1..=N).
-    #[arg(long, value_name = "N", default_value_t = 20, value_parser = parse_runs, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = parse_seeds, allow_hyphen_values = true)]
     pub seeds: u64,
 }
 
@@ -412,8 +412,15 @@ fn parse_check_or_all(text: &str) -> Result<CheckChoice, String> {
     }
 }
 
+/// A whole number written as digits alone: no sign, no space, no other base.
+fn digits<T: std::str::FromStr>(text: &str) -> Option<T> {
+    (!text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| text.parse().ok())
+        .flatten()
+}
+
 fn parse_seed(text: &str) -> Result<u64, String> {
-    text.trim().parse().map_err(|_| {
+    digits(text).ok_or_else(|| {
         format!(
             "a seed must be a whole number from 0 to {}, got '{text}'",
             u64::MAX
@@ -422,18 +429,26 @@ fn parse_seed(text: &str) -> Result<u64, String> {
 }
 
 fn parse_runs(text: &str) -> Result<u64, String> {
-    match text.trim().parse::<u64>() {
-        Ok(n) if (1..=10_000_000).contains(&n) => Ok(n),
+    match digits::<u64>(text) {
+        Some(n) if (1..=10_000_000).contains(&n) => Ok(n),
         _ => Err(format!(
             "the number of runs must be a whole number from 1 to 10000000, got '{text}'"
         )),
     }
 }
 
+fn parse_seeds(text: &str) -> Result<u64, String> {
+    match digits::<u64>(text) {
+        Some(n) if (1..=10_000_000).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "the number of chaos seeds must be a whole number from 1 to 10000000, got '{text}'"
+        )),
+    }
+}
+
 fn parse_jobs(text: &str) -> Result<usize, String> {
-    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
-    match text.parse::<usize>() {
-        Ok(n) if digits && (1..=1024).contains(&n) => Ok(n),
+    match digits::<usize>(text) {
+        Some(n) if (1..=1024).contains(&n) => Ok(n),
         _ => Err(format!(
             "the number of jobs must be a whole number from 1 to 1024, got '{text}'"
         )),
@@ -441,10 +456,19 @@ fn parse_jobs(text: &str) -> Result<usize, String> {
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
+    // A number as written in the docs: digits, a point, an exponent; no sign or space around.
+    let plain = text
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-'))
+        && text
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_digit() || b == b'.');
     let value: f64 = text
-        .trim()
         .parse()
-        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
+        .ok()
+        .filter(|_| plain)
+        .ok_or_else(|| format!("'{text}' is not a number of seconds"))?;
     if !value.is_finite() || value < 0.0 {
         return Err(format!(
             "{text} is not a finite, non-negative number of seconds"
@@ -463,23 +487,20 @@ fn parse_time(text: &str) -> Result<Ms, String> {
 }
 
 fn parse_duration(text: &str) -> Result<Ms, String> {
-    let ms = parse_time(text)?;
-    if ms == 0 {
-        return Err(format!(
-            "must be greater than 0 seconds (at least 0.001), got {text}"
-        ));
+    let seconds = parse_seconds(text)?;
+    // The shortest time the tool keeps is a millisecond: anything less is refused, not rounded.
+    if seconds < 0.001 {
+        return Err(format!("must be at least 0.001 seconds, got {text}"));
     }
-    Ok(ms)
+    Ok(to_ms(seconds))
 }
 
 fn parse_picture_size(text: &str) -> Result<(u32, u32), String> {
     let bad = || {
         format!("'{text}' is not a size like 1280x720 (pixels for svg, columns x rows for cast)")
     };
-    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
-    let w: u32 = w.trim().parse().map_err(|_| bad())?;
-    let h: u32 = h.trim().parse().map_err(|_| bad())?;
-    Ok((w, h))
+    let (w, h) = text.split_once('x').ok_or_else(bad)?;
+    Ok((digits(w).ok_or_else(bad)?, digits(h).ok_or_else(bad)?))
 }
 
 fn parse_size(text: &str) -> Result<(u16, u16), String> {
@@ -487,9 +508,9 @@ fn parse_size(text: &str) -> Result<(u16, u16), String> {
     let (max_w, max_h) = (crate::tui::MAX_WIDTH, crate::tui::MAX_HEIGHT);
     let bad =
         || format!("'{text}' is not a size like 80x24 (columns 1 to {max_w} x rows 1 to {max_h})");
-    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
-    let w: u16 = w.trim().parse().map_err(|_| bad())?;
-    let h: u16 = h.trim().parse().map_err(|_| bad())?;
+    let (w, h) = text.split_once('x').ok_or_else(bad)?;
+    let w: u16 = digits(w).ok_or_else(bad)?;
+    let h: u16 = digits(h).ok_or_else(bad)?;
     if !(1..=max_w).contains(&w) || !(1..=max_h).contains(&h) {
         return Err(bad());
     }

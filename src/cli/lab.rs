@@ -204,12 +204,13 @@ const MAX_POINTS_BYTES: u64 = 64 * 1024;
 pub fn read_points(path: &Path) -> Result<Points, Failure> {
     let shown = printable(&path.display().to_string()).into_owned();
     let text = read_text_file(path, MAX_POINTS_BYTES, "a points file")
-        .map_err(|why| Failure::usage(format!("--points {shown} {why}")))?;
+        .map_err(|why| Failure::usage(format!("--points {shown}: {why}")))?;
     Points::parse(&text, &format!("--points {shown}")).map_err(Failure::usage)
 }
 
-/// Opens a failure in the UI: the chaos seed on the student's code, or the minimal case made a
-/// scenario (each call a beat, captioned with what it returned and what the seed expected).
+/// Opens a failure in the UI: its minimal case made a scenario (each call a beat, captioned with
+/// what it returned and what the seed expected), or, for a chaos failure that could not be
+/// shrunk, the chaos seed on the student's code.
 fn open_failure(target: &Target, outcome: &check::Outcome) -> Result<(), Failure> {
     let failure = outcome.failure().expect("a failing outcome");
     // The UI runs the same program, a folder's adapter or the command given after `--`.
@@ -217,7 +218,8 @@ fn open_failure(target: &Target, outcome: &check::Outcome) -> Result<(), Failure
         Target::Folder(dir) => (Some(dir.clone()), Vec::new()),
         Target::Command(words) => (None, words.clone()),
     };
-    let (name, world) = match failure.chaos_seed {
+    let unshrunk_chaos = failure.chaos_seed.filter(|_| failure.played.is_empty());
+    let (name, world) = match unshrunk_chaos {
         Some(seed) => (
             "chaos".to_owned(),
             super::args::WorldArgs {

@@ -315,11 +315,13 @@ pub(crate) fn open_ui(
             let target = world.target()?;
             if let (None, Some(recorded)) = (&target, &loaded.implementation) {
                 let recorded = printable(&recorded.display().to_string()).into_owned();
+                // Quoted as a shell word: the name comes from a file someone sent.
                 return Err(Failure::usage(format!(
                     "{}: the session was recorded on the implementation {recorded}, and a \
                      recording never runs a program; to replay it on that code, add \
-                     `--impl {recorded}` (or its program after `--`)",
-                    printable(&path.display().to_string())
+                     `--impl {}` (or its program after `--`)",
+                    printable(&path.display().to_string()),
+                    crate::sim::text::shell_word(&recorded)
                 )));
             }
             let setup = match target {

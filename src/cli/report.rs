@@ -21,7 +21,7 @@ pub fn counts(s: &Stats) -> String {
         "{}, {} accepted, {} rejected, {}",
         counted(s.grants, "grant", "grants"),
         counted(s.writes_accepted, "write", "writes"),
-        s.writes_rejected,
+        crate::sim::text::thousands(s.writes_rejected),
         counted(s.corruptions, "corruption", "corruptions"),
     )
 }

@@ -29,9 +29,17 @@ impl Points {
     /// worth one point; give it 0 to leave it out of the grade.
     pub fn parse(text: &str, file: &str) -> Result<Points, String> {
         let file = printable(file);
-        let table: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| format!("{file}: not a TOML table: {}", e.message()))?;
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            // Where toml says it went wrong: "line 3: duplicate key".
+            let line = e
+                .span()
+                .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+            let place = line.map_or(String::new(), |n| format!(", line {n}"));
+            format!(
+                "{file}{place}: not a TOML table of check to points: {}",
+                crate::sim::text::one_line(e.message())
+            )
+        })?;
         let mut points = Points::default();
         for (key, value) in &table {
             let shown = printable(key);
@@ -54,8 +62,14 @@ impl Points {
                 }
             };
             if !(0.0..=MOST).contains(&worth) {
+                // Written as given only while it is short: 1e308 is no number to print whole.
+                let said = if worth.is_finite() && worth.abs() < 1e9 {
+                    format!("{worth}")
+                } else {
+                    format!("{worth:e}")
+                };
                 return Err(format!(
-                    "{file}: `{shown}` is worth {worth} points; a check is worth 0 to {MOST}"
+                    "{file}: `{shown}` is worth {said} points; a check is worth 0 to {MOST}"
                 ));
             }
             points.of.insert(check, worth);
@@ -112,9 +126,14 @@ mod tests {
                 "chaos = -1",
                 "p.toml: `chaos` is worth -1 points; a check is worth 0 to 1000",
             ),
-            ("chaos = 1e9", "is worth 1000000000 points"),
+            ("chaos = 1e8", "is worth 100000000 points"),
+            ("chaos = 1e308", "is worth 1e308 points"),
             ("chaos = nan", "p.toml: `chaos` is worth NaN points"),
-            ("chaos = ", "p.toml: not a TOML table"),
+            ("chaos = ", "p.toml, line 1: not a TOML table"),
+            (
+                "chaos = 1\nchaos = 2",
+                "p.toml, line 2: not a TOML table of check to points: duplicate key",
+            ),
         ] {
             let error = Points::parse(text, "p.toml").unwrap_err();
             assert!(error.contains(says), "{text}: {error}");

@@ -17,7 +17,12 @@ pub fn write_whole_with(
         return Err(std::io::Error::other(why));
     }
     let temporary = temporary_beside(path);
+    // A file replaced keeps its permissions: a page kept private stays private.
+    let kept = std::fs::metadata(path).ok().map(|m| m.permissions());
     let result = std::fs::File::create(&temporary).and_then(|mut file| {
+        if let Some(permissions) = kept {
+            file.set_permissions(permissions)?;
+        }
         write(&mut file, bytes)?;
         file.sync_all()
     });
@@ -138,6 +143,21 @@ mod tests {
             temporary_beside(Path::new("/tmp/a/new.json")),
             PathBuf::from(format!("/tmp/a/.new.json.{}.tmp", std::process::id()))
         );
+    }
+
+    /// A file written over keeps its permissions; a new one gets the usual ones.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_written_over_keeps_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("lesson.html");
+        std::fs::write(&page, "old").unwrap();
+        std::fs::set_permissions(&page, std::fs::Permissions::from_mode(0o600)).unwrap();
+        write_whole(&page, b"new").unwrap();
+        let mode = std::fs::metadata(&page).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), "new");
     }
 
     #[test]
