@@ -50,6 +50,18 @@ pub fn submissions(root: &Path) -> Result<Vec<Submission>, String> {
         ));
     }
     found.sort_by(|a, b| a.name.cmp(&b.name));
+    // Two folders whose names are not UTF-8 may read alike ("s\u{fffd}"): each gets a name of
+    // its own, so no report is written over another's.
+    let mut seen = std::collections::BTreeSet::new();
+    for submission in &mut found {
+        let mut name = submission.name.clone();
+        let mut n = 1;
+        while !seen.insert(name.clone()) {
+            n += 1;
+            name = format!("{} ({n})", submission.name);
+        }
+        submission.name = name;
+    }
     Ok(found)
 }
 
@@ -125,6 +137,25 @@ mod tests {
             .map(|s| s.name)
             .collect();
         assert_eq!(names, ["alice", "bob", "carol"]);
+    }
+
+    /// Folder names that are not UTF-8 and read alike get names of their own, so their
+    /// reports never overwrite each other.
+    #[cfg(unix)]
+    #[test]
+    fn folders_that_read_alike_get_names_of_their_own() {
+        use std::os::unix::ffi::OsStrExt;
+        let root = tempfile::tempdir().unwrap();
+        for bytes in [&b"s\xff"[..], &b"s\xfe"[..]] {
+            let name = std::ffi::OsStr::from_bytes(bytes);
+            std::fs::create_dir(root.path().join(name)).unwrap();
+        }
+        let names: Vec<String> = submissions(root.path())
+            .unwrap()
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(names, ["s\u{fffd}", "s\u{fffd} (2)"]);
     }
 
     #[test]
