@@ -41,17 +41,7 @@ fn scenario_file(text: &str) -> tempfile::NamedTempFile {
 #[test]
 fn list_names_every_built_in_scenario_with_its_title() {
     let out = stdout_of(&["list"]);
-    for name in [
-        "gc-pause",
-        "late-release",
-        "renew",
-        "heartbeat",
-        "per-key",
-        "two-locks",
-        "lapsed-write",
-        "crash-restart",
-        "chaos",
-    ] {
+    for name in fencing_lab::sim::Scenario::built_in_names() {
         assert!(
             out.lines().any(|l| l.starts_with(name)),
             "{name} missing from:\n{out}"

@@ -211,3 +211,49 @@ fn the_lab_rules_page_lists_every_rule_in_check_s_words() {
         .collect();
     assert_eq!(listed, rules);
 }
+
+/// The command tables of docs/cli.md and the README name every command the binary has, so a
+/// new one cannot be left out of either (`help` aside in the README).
+#[test]
+fn the_command_tables_name_every_command() {
+    use clap::CommandFactory;
+    let read = |file: &str| {
+        std::fs::read_to_string(format!("{}/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    };
+    let (cli_md, readme) = (read("docs/cli.md"), read("README.md"));
+    for command in fencing_lab::cli::args::Cli::command().get_subcommands() {
+        let name = command.get_name();
+        assert!(
+            cli_md.contains(&format!("\n| `{name}")),
+            "docs/cli.md's table has no row for `{name}`"
+        );
+        if name != "help" {
+            assert!(
+                readme.contains(&format!("\n| `fencing-lab {name}")),
+                "the README's table has no row for `{name}`"
+            );
+        }
+    }
+}
+
+/// The README's list of lessons is what `fencing-lab list` prints, every built-in lesson in its
+/// order.
+#[test]
+fn the_readme_lists_the_lessons_as_list_prints_them() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let after = &readme[readme.find("`fencing-lab list`:\n\n```text\n").unwrap()..];
+    let block = &after[after.find("```text\n").unwrap() + "```text\n".len()..];
+    let block = &block[..block.find("```").unwrap()];
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+        .arg("list")
+        .output()
+        .unwrap();
+    assert_eq!(block, String::from_utf8(out.stdout).unwrap());
+    for name in fencing_lab::sim::Scenario::built_in_names() {
+        assert!(
+            readme.contains(&format!("| `{name}` |")),
+            "the README's lesson table has no row for `{name}`"
+        );
+    }
+}
