@@ -1054,6 +1054,15 @@ fn every_report_format_tells_the_same_checks() {
                 .contains(check["id"].as_str().unwrap()));
         }
         assert_eq!(results["score"], json["score"]);
+        assert!(results["execution_time"].as_u64() >= Some(1), "a check takes time");
+        // The text says the score too, where points were given.
+        let (_, text, _) = tool(&["check", dir, "--points", points]);
+        let score = format!(
+            "score: {} of {} points",
+            json["score"].as_f64().unwrap(),
+            json["max_score"].as_f64().unwrap()
+        );
+        assert!(text.contains(&score), "{score}: {text}");
         if code == 1 {
             let late = checks.iter().find(|c| c["id"] == "late-renew").unwrap();
             assert_eq!(

@@ -218,7 +218,7 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
     /// What each check is worth: a TOML table of check id to points (one point each by
-    /// default), for json and gradescope.
+    /// default): the score in text, json and gradescope (JUnit has no points).
     #[arg(long, value_name = "FILE")]
     pub points: Option<PathBuf>,
     /// How long the program may take to answer one request, in seconds.

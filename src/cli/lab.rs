@@ -123,13 +123,15 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
         Some(path) => read_points(path)?,
         None => Points::default(),
     };
+    // Points given: the text says the score too (JSON and Gradescope always carry it).
+    let scored = args.points.is_some();
     let program = match target.start(timeouts) {
         Ok(program) => program,
         Err(e) => {
             // An autograder still gets its report: every check not run, and why.
             if args.format != CheckFormat::Text {
                 let report = Report::not_started(&target, &plan, &e.sentence);
-                write_report(out, args.format, &report, &points)?;
+                write_report(out, args.format, &report, &points, scored)?;
             }
             return Err(Failure::usage(e.sentence));
         }
@@ -164,7 +166,7 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
     // The UI that --tui opens handles the signals itself.
     drop(interrupts);
     written?;
-    write_report(out, args.format, &report, &points)?;
+    write_report(out, args.format, &report, &points, scored)?;
     if let Some(error) = &report.error {
         return Err(Failure::usage(printable(error).into_owned()));
     }
@@ -180,15 +182,27 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
     })
 }
 
-/// The report in `format` (text: its summary, the checks having gone out as decided).
+/// The report in `format` (text: its summary, the checks having gone out as decided, and the
+/// score where points were given).
 fn write_report(
     out: &mut impl Write,
     format: CheckFormat,
     report: &Report,
     points: &Points,
+    scored: bool,
 ) -> Result<(), Failure> {
     match format {
-        CheckFormat::Text => write!(out, "{}", report::summary(report))?,
+        CheckFormat::Text => {
+            write!(out, "{}", report::summary(report))?;
+            if scored {
+                writeln!(
+                    out,
+                    "score: {} of {} points",
+                    points.score(report),
+                    points.max_score(report)
+                )?;
+            }
+        }
         CheckFormat::Json => writeln!(out, "{}", report::json(report, points))?,
         CheckFormat::Junit => write!(out, "{}", autograder::junit(report))?,
         CheckFormat::Gradescope => writeln!(out, "{}", autograder::gradescope(report, points))?,
