@@ -1054,7 +1054,10 @@ fn every_report_format_tells_the_same_checks() {
                 .contains(check["id"].as_str().unwrap()));
         }
         assert_eq!(results["score"], json["score"]);
-        assert!(results["execution_time"].as_u64() >= Some(1), "a check takes time");
+        assert!(
+            results["execution_time"].as_u64() >= Some(1),
+            "a check takes time"
+        );
         // The text says the score too, where points were given.
         let (_, text, _) = tool(&["check", dir, "--points", points]);
         let score = format!(

@@ -300,6 +300,41 @@ fn a_submission_that_did_not_start_shows_why_and_is_counted_as_broken() {
     );
 }
 
+/// Where a submission stopped part way, the text's check table counts the checks it never
+/// reached in a column of their own, as the Markdown does.
+#[test]
+fn checks_not_run_have_a_column_of_their_own_in_the_text() {
+    let stale = CheckId::Rule(Rule::WriteStaleRejected);
+    let graded = vec![
+        (
+            "ann".to_owned(),
+            report(vec![
+                outcome(stale, Verdict::Failed(a_failure(Rule::WriteStaleRejected))),
+                outcome(CheckId::Random, Verdict::Passed),
+            ]),
+        ),
+        (
+            "bob".to_owned(),
+            report(vec![
+                outcome(stale, Verdict::Failed(a_failure(Rule::WriteStaleRejected))),
+                outcome(CheckId::Random, Verdict::NotRun("stopped".into())),
+            ]),
+        ),
+    ];
+    let text = Class::of(&graded, &Points::default(), false).text(Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    });
+    let head = text.lines().find(|l| l.starts_with("Check ")).unwrap();
+    assert!(head.contains("Not judged  Not run  Most common"), "{head}");
+    let row = text.lines().find(|l| l.starts_with("write-stale")).unwrap();
+    assert!(
+        row.contains("2 of 2     0           0        write("),
+        "{row}"
+    );
+}
+
 #[test]
 fn a_text_row_names_five_failing_checks_then_counts_the_rest_and_markdown_names_all() {
     let outcomes: Vec<Outcome> = CheckId::all()

@@ -63,8 +63,24 @@ impl Class {
                 "Failed by",
                 "Not judged",
                 "Most common first failing step",
-            ];
-            out.push_str(&table(&head.map(String::from), &rows));
+            ]
+            .map(String::from);
+            if self.tallies.iter().any(|t| t.not_run_by > 0) {
+                // Checks a stopped submission never reached: counted in a column of their own.
+                let with_not_run = |[check, failed, judged, step]: [String; 4], not_run: usize| {
+                    [check, failed, judged, not_run.to_string(), step]
+                };
+                let rows: Vec<[String; 5]> = rows
+                    .into_iter()
+                    .zip(&failed)
+                    .map(|(row, t)| with_not_run(row, t.not_run_by))
+                    .collect();
+                let [check, failed, judged, step] = head;
+                let head = [check, failed, judged, "Not run".to_owned(), step];
+                out.push_str(&table(&head, &rows));
+            } else {
+                out.push_str(&table(&head, &rows));
+            }
         }
         let unbegun_only = clean.iter().filter(|t| t.failed_by > 0).count();
         if !clean.is_empty() && !failed.is_empty() {
