@@ -48,6 +48,17 @@ fn variant(language: &str, base: &str, edits: &[(&str, &str)], into: &Path) -> P
     let n = std::fs::read_dir(into).map_or(0, |d| d.count());
     e.name = format!("{base}/variant-{n}");
     e.base = Some(base.into());
+    // The one file the edits are made in (a Java folder has two of the student's).
+    e.file = Some(
+        match language {
+            "python" => "lock_service.py",
+            "js" => "lock_service.mjs",
+            "ts" => "lock_service.mts",
+            "rust" => "lib.rs",
+            _ => "LockService.java",
+        }
+        .into(),
+    );
     e.edit = edits
         .iter()
         .map(|(find, replace)| Edit {
@@ -221,6 +232,67 @@ fn misbehaving_programs_are_judged_alike_in_every_language() {
         out.contains("holder(file) -> 42, not a string or none"),
         "{out}"
     );
+}
+
+/// Debugging output, written the ways each language's students write it (print, a write to
+/// file descriptor 1, console.log, fs.writeSync(1, ...), println!, System.out), goes to stderr:
+/// it never breaks the protocol, in any language, and the check passes.
+#[test]
+fn debugging_output_on_stdout_is_harmless_in_every_language() {
+    let scratch = tempfile::tempdir().unwrap();
+    let mut cases: Vec<PathBuf> = Vec::new();
+    if can_run("python") {
+        cases.push(variant(
+            "python",
+            "python-raise-none",
+            &[(
+                "    def holder(self, name):\n",
+                "    def holder(self, name):\n        print('debug', name)\n        import os; os.write(1, b'raw\\n')\n",
+            )],
+            scratch.path(),
+        ));
+    }
+    if can_run("js") {
+        cases.push(variant(
+            "js",
+            "js-throw-map",
+            &[(
+                "  holder(name) {",
+                "  holder(name) { console.log('debug', name); process.stdout.write('w\\n'); fs.writeSync(1, 'raw\\n');",
+            ), (
+                "export class LockError",
+                "import fs from \"node:fs\";\nexport class LockError",
+            )],
+            scratch.path(),
+        ));
+    }
+    if can_run("rust") {
+        cases.push(variant(
+            "rust",
+            "rust-correct",
+            &[(
+                "    pub fn holder(&self, name: &str) -> Option<&str> {",
+                "    pub fn holder(&self, name: &str) -> Option<&str> {\n        println!(\"debug {name}\");",
+            )],
+            scratch.path(),
+        ));
+    }
+    if can_run("java") {
+        cases.push(variant(
+            "java",
+            "java-correct",
+            &[(
+                "    public String holder(String name) {",
+                "    public String holder(String name) {\n        System.out.println(\"debug \" + name);",
+            )],
+            scratch.path(),
+        ));
+    }
+    for dir in &cases {
+        let (code, out, err) = tool(&["check", dir.to_str().unwrap(), "--only", "holder"]);
+        assert_eq!(code, Some(0), "{}: {out}{err}", dir.display());
+        assert!(out.contains("✓ holder"), "{out}");
+    }
 }
 
 /// Text a student's program sends reaches the report escaped: its language, its refusals and

@@ -10,12 +10,13 @@
 // refuses, false refuses, null or undefined from acquire or renew is "no lease", and nothing (or
 // anything but false) from release or write is success.
 //
-// Your console.log (and anything else written to process.stdout) goes to stderr, so debugging
-// output cannot break the protocol.
+// Your console.log (and anything else written to process.stdout or to file descriptor 1) goes to
+// stderr, so debugging output cannot break the protocol.
 
 import { spawnSync } from "node:child_process";
 import { Console } from "node:console";
-import { existsSync, statSync } from "node:fs";
+import fs, { existsSync, statSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { inspect } from "node:util";
@@ -23,6 +24,17 @@ import { inspect } from "node:util";
 // Replies go to the real stdout; everything else written there goes to stderr.
 const writeReply = process.stdout.write.bind(process.stdout);
 process.stdout.write = process.stderr.write.bind(process.stderr);
+// So do writes straight to file descriptor 1 (fs.writeSync(1, ...)), as a Python adapter's
+// are: the same program gets the same verdict in every language.
+for (const name of ["writeSync", "write", "writevSync", "writev", "appendFileSync", "appendFile"]) {
+  const original = fs[name];
+  if (typeof original === "function") {
+    fs[name] = function (fd, ...rest) {
+      return original.call(this, fd === 1 ? 2 : fd, ...rest);
+    };
+  }
+}
+syncBuiltinESMExports();
 const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
 for (const method of Object.keys(toStderr)) {
   if (typeof toStderr[method] === "function") console[method] = toStderr[method].bind(toStderr);

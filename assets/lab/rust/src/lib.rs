@@ -26,8 +26,8 @@
 //! Refusing: `renew`, `release` and `write` return `Err(..)` with the error that says why (its
 //! `Display` text is shown in the checker's transcript); `acquire` returns `None`.
 //!
-//! Debugging output goes to stderr with `eprintln!`: stdout carries the adapter's replies, and a
-//! `println!` there is a protocol error.
+//! Debugging output with `println!` or `eprintln!` goes to stderr, where the checker shows its
+//! last lines: the adapter keeps the real stdout for its replies.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
