@@ -147,7 +147,7 @@ impl std::error::Error for ConfigError {}
 
 /// The latest grant of one lock name, kept after expiry (to explain refusals) and after release
 /// (so the next grant reuses its allocations).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Grant {
     client_id: String,
     token: u64,
@@ -202,6 +202,18 @@ impl<C: Clock> LockService<C> {
             grants: HashMap::new(),
             high_water: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
         })
+    }
+
+    /// The same service (its leases, its counter, the highest time it has read) on another clock:
+    /// a copy to try calls on, leaving this one as it is.
+    pub fn with_clock<D: Clock>(&self, clock: D) -> LockService<D> {
+        LockService {
+            clock,
+            lease_seconds: self.lease_seconds,
+            next_token: self.next_token,
+            grants: self.grants.clone(),
+            high_water: AtomicU64::new(self.high_water.load(Ordering::Relaxed)),
+        }
     }
 
     /// A service with the lesson's defaults: 10-second leases, first token 1.

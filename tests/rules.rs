@@ -734,3 +734,34 @@ fn a_clock_behind_a_reference_box_rc_or_arc_reads_the_same_time() {
     let locks = LockService::with_defaults(&clock);
     assert_eq!(locks.now(), Some(clock.now()));
 }
+
+/// A service copied onto another clock keeps its leases, its counter and the highest time it
+/// read, and from then on the copy and the original change apart.
+#[test]
+fn a_service_copied_onto_another_clock_goes_its_own_way() {
+    let clock = ManualClock::new(0.0);
+    let mut original = LockService::with_defaults(clock.clone());
+    let lease = original.acquire("file", "client-1").unwrap();
+    clock.set(4.0);
+    assert_eq!(original.holder("file"), Some("client-1"));
+    let other = ManualClock::new(4.0);
+    let mut copy = original.with_clock(other.clone());
+    assert_eq!(copy.holder("file"), Some("client-1"));
+    // The copy's clock moves alone: its lease runs out there, not in the original.
+    other.set(30.0);
+    assert_eq!(copy.holder("file"), None);
+    assert_eq!(original.holder("file"), Some("client-1"));
+    // The counter goes on from where it stood, in each apart.
+    assert_eq!(
+        copy.acquire("file", "client-2").unwrap().token,
+        lease.token + 1
+    );
+    assert_eq!(
+        original.acquire("log", "client-3").unwrap().token,
+        lease.token + 1
+    );
+    // The highest reading came along: the copy's clock stepping back revives nothing.
+    other.set(1.0);
+    assert_eq!(copy.holder("file"), Some("client-2"));
+    assert!(copy.renew("file", "client-2", lease.token + 1).is_ok());
+}

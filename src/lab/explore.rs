@@ -3,7 +3,7 @@
 //! scopes do not). Scripts stream to the program many at a time; the first that differs is
 //! shrunk, steps first and then values, to a minimal case.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rand::{RngExt, SeedableRng};
@@ -13,8 +13,9 @@ use super::judge::Profile;
 use super::program::ProtocolError;
 use super::rules::GRID;
 use super::script::{
-    judge_replies, plan, play, Call, Mismatch, Scope, Script, Step, Subject, TokenOf,
+    judge_replies, plan, play, Call, Mismatch, Planner, Scope, Script, Step, Subject, TokenOf,
 };
+use super::wire::Request;
 
 const NAMES: [&str; 2] = ["file", "log"];
 const CLIENTS: [&str; 3] = ["client-1", "client-2", "client-3"];
@@ -270,21 +271,82 @@ fn distinct_scripts(length: u32) -> Arc<Vec<Planned>> {
             .or_default(),
     );
     let distinct = once.get_or_init(|| {
-        let mut seen = HashSet::new();
+        let letters = alphabet();
+        let mut first = HashMap::new();
+        let mut start = Planner::new();
+        let new = exhaustive_script(&letters, 0, 0);
+        let new = Request::New {
+            lease_seconds: new.lease_seconds,
+            first_token: new.first_token,
+        };
+        start.answer(&new);
         let mut lines = Vec::new();
-        let distinct = exhaustive_scripts(length).filter_map(|script| {
+        new.write_line(0, &mut lines);
+        lines.push(b'\n');
+        let mut walk = Walk {
+            letters: &letters,
+            length,
+            first: &mut first,
+        };
+        walk.from(0, 0, 1, &start, &lines);
+        let mut numbers: Vec<u64> = first.into_values().collect();
+        numbers.sort_unstable();
+        let planned = numbers.into_iter().map(|n| {
+            let script = exhaustive_script(&letters, length, n);
             let calls = plan(&script);
-            lines.clear();
-            for call in &calls {
-                call.request.write_line(0, &mut lines);
-                lines.push(b'\n');
-            }
-            seen.insert(lines.clone())
-                .then(|| Arc::new((script, calls)))
+            Arc::new((script, calls))
         });
-        Arc::new(distinct.collect())
+        Arc::new(planned.collect())
     });
     Arc::clone(distinct)
+}
+
+/// The exhaustive scripts walked as a tree of their starts: each start is planned on the seed
+/// once and cloned for every letter that follows it, and each way of calling the seed keeps the
+/// first script (in counting order) that calls it so.
+struct Walk<'a> {
+    letters: &'a [Step],
+    length: u32,
+    /// The requests a script sends, as lines, with the number of the first script sending them.
+    first: &'a mut HashMap<Vec<u8>, u64>,
+}
+
+impl Walk<'_> {
+    /// Every script that starts with the `depth` letters planned in `planner` (whose requests
+    /// are `lines`); `number` is what they add to a script's number, `place` what the next
+    /// letter's index is worth (the first letter varies fastest).
+    fn from(&mut self, depth: u32, number: u64, place: u64, planner: &Planner, lines: &[u8]) {
+        let send = |planner: &mut Planner, step: &Step, lines: &mut Vec<u8>| {
+            if let Some(request) = planner.request(step) {
+                planner.answer(&request);
+                request.write_line(0, lines);
+                lines.push(b'\n');
+            }
+        };
+        if depth == self.length {
+            let mut planner = planner.clone();
+            let mut lines = lines.to_vec();
+            for observer in observers() {
+                send(&mut planner, &observer, &mut lines);
+            }
+            let kept = self.first.entry(lines).or_insert(number);
+            *kept = (*kept).min(number);
+            return;
+        }
+        let size = self.letters.len() as u64;
+        for (i, letter) in self.letters.iter().enumerate() {
+            let mut next = planner.clone();
+            let mut more = lines.to_vec();
+            send(&mut next, letter, &mut more);
+            self.from(
+                depth + 1,
+                number + i as u64 * place,
+                place * size,
+                &next,
+                &more,
+            );
+        }
+    }
 }
 
 /// Plans the exhaustive scripts of `length` on another thread, while a program starts.
@@ -296,16 +358,20 @@ pub fn plan_ahead(length: u32) {
 pub fn exhaustive_scripts(length: u32) -> impl Iterator<Item = Script> {
     let letters = alphabet();
     let count = (letters.len() as u64).pow(length);
-    (0..count).map(move |n| {
-        let mut steps = Vec::with_capacity(length as usize + 3);
-        let mut rest = n;
-        for _ in 0..length {
-            steps.push(letters[(rest % letters.len() as u64) as usize].clone());
-            rest /= letters.len() as u64;
-        }
-        steps.extend(observers());
-        Script::new(Some(2.5), Some(1), steps)
-    })
+    (0..count).map(move |n| exhaustive_script(&letters, length, n))
+}
+
+/// Script number `n` of `length` letters: its letters are `n`'s digits in base `letters.len()`,
+/// the first the lowest; then the observers.
+fn exhaustive_script(letters: &[Step], length: u32, n: u64) -> Script {
+    let mut steps = Vec::with_capacity(length as usize + 3);
+    let mut rest = n;
+    for _ in 0..length {
+        steps.push(letters[(rest % letters.len() as u64) as usize].clone());
+        rest /= letters.len() as u64;
+    }
+    steps.extend(observers());
+    Script::new(Some(2.5), Some(1), steps)
 }
 
 /// What shrinking a difference found.
@@ -551,7 +617,6 @@ pub fn script_of(
     lease_seconds: f64,
     first_token: u64,
 ) -> Option<Script> {
-    use super::wire::Request;
     let known = |name: &str| -> Option<&'static str> {
         [
             "lock", "file", "log", "other", "client-1", "client-2", "client-3",
@@ -615,8 +680,7 @@ pub fn script_of(
 }
 
 /// The token a request sends, if it sends one.
-fn token_sent(request: &super::wire::Request) -> Option<u64> {
-    use super::wire::Request;
+fn token_sent(request: &Request) -> Option<u64> {
     match request {
         Request::Write { token, .. }
         | Request::Renew { token, .. }

@@ -191,16 +191,45 @@ impl Default for Reference {
     }
 }
 
+/// A copy to try calls on: its own clock, so that moving one never moves the other.
+impl Clone for Reference {
+    fn clone(&self) -> Self {
+        let clock = ManualClock::new(self.reading);
+        Reference {
+            service: self.service.with_clock(clock.clone()),
+            clock,
+            storage: self.storage.clone(),
+            settings: self.settings,
+            now: self.now,
+            reading: self.reading,
+            locks: self.locks.clone(),
+            keys: self.keys.clone(),
+            tokens: self.tokens,
+        }
+    }
+}
+
 impl Reference {
-    /// The seed's decision on `request`, applied to the reference's state.
-    pub fn decide(&mut self, request: &Request) -> Decision {
-        // A lock call reads the clock, and the service keeps the highest reading it has seen
-        // (a reading no call saw is not seen); a storage call reads no clock.
+    /// A lock call reads the clock, and the service keeps the highest reading it has seen (a
+    /// reading no call saw is not seen); a storage call reads no clock.
+    fn read_clock(&mut self, request: &Request) {
         if lock_name(request).is_some() {
             if let Some(seen) = self.service.now() {
                 self.now = seen;
             }
         }
+    }
+
+    /// The seed's answer alone, applied to the reference's state, without the facts behind it:
+    /// for telling scripts apart, where only what is sent matters.
+    pub fn seed_of(&mut self, request: &Request) -> Seed {
+        self.read_clock(request);
+        self.apply(request)
+    }
+
+    /// The seed's decision on `request`, applied to the reference's state.
+    pub fn decide(&mut self, request: &Request) -> Decision {
+        self.read_clock(request);
         let lock = lock_name(request).map(|name| self.lock_facts(name));
         let key = key_name(request).map(|name| self.key_facts(name));
         let (settings, tokens) = (self.settings, self.tokens);

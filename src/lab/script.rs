@@ -6,7 +6,7 @@
 
 use super::judge::{judge, Context, Divergence, Kind, Profile, Seen};
 use super::program::{Program, ProtocolError};
-use super::reference::{Decision, Reference};
+use super::reference::{Decision, Reference, Seed};
 use super::seed::Rule;
 use super::wire::{fmt_time, LeaseReply, Reply, Request};
 
@@ -236,7 +236,7 @@ pub struct Call {
 }
 
 /// A lock's grants as the seed made them: (lock, client, token, expires_at), in grant order.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Grants {
     leases: Vec<(String, String, u64, f64)>,
 }
@@ -340,14 +340,89 @@ pub fn round_ms(t: f64) -> f64 {
     (t * 1000.0).round() / 1000.0
 }
 
-/// The script's requests and the seed's decision on each, made before anything is sent.
+/// A script planned on the seed a step at a time: the seed's state, the grants its tokens are
+/// read from, and the time. Cloned, it tries the next step of many scripts that share a start.
+#[derive(Clone)]
+pub struct Planner {
+    reference: Reference,
+    grants: Grants,
+    now: f64,
+}
+
+impl Planner {
+    /// A fresh seed, before the script's `new`.
+    pub fn new() -> Planner {
+        Planner {
+            reference: Reference::default(),
+            grants: Grants::default(),
+            now: 0.0,
+        }
+    }
+
+    /// The request `step` makes now, if it makes one (a renew with no grant to name makes none).
+    pub fn request(&self, step: &Step) -> Option<Request> {
+        resolve(step, self.now, &self.grants)
+    }
+
+    /// The seed's decision on `request`, with the facts it rested on.
+    pub fn decide(&mut self, request: &Request) -> Decision {
+        self.before(request);
+        let decision = self.reference.decide(request);
+        self.after(request, &decision.seed);
+        decision
+    }
+
+    /// The seed's answer alone, for telling scripts apart.
+    pub fn answer(&mut self, request: &Request) -> Seed {
+        self.before(request);
+        let seed = self.reference.seed_of(request);
+        self.after(request, &seed);
+        seed
+    }
+
+    fn before(&mut self, request: &Request) {
+        match request {
+            Request::Clock { now: t } => self.now = *t,
+            Request::New { .. } => {
+                self.now = 0.0;
+                self.grants = Grants::default();
+            }
+            _ => {}
+        }
+    }
+
+    fn after(&mut self, request: &Request, seed: &Seed) {
+        if let (
+            Request::Acquire { name, client_id }
+            | Request::Renew {
+                name, client_id, ..
+            },
+            Seed::Granted(l) | Seed::Renewed(l),
+        ) = (request, seed)
+        {
+            self.grants
+                .leases
+                .retain(|g| !(g.0 == *name && g.2 == l.token));
+            self.grants
+                .leases
+                .push((name.clone(), client_id.clone(), l.token, l.expires_at));
+        }
+    }
+}
+
+impl Default for Planner {
+    fn default() -> Self {
+        Planner::new()
+    }
+}
+
+/// The script's requests, each with the seed's decision: its `new`, then each step that makes a
+/// request (twice over, with a `new` between, for a repeated script).
 pub fn plan(script: &Script) -> Vec<Call> {
-    let mut reference = Reference::default();
+    let mut planner = Planner::new();
     let mut calls = Vec::new();
     let passes = if script.repeat { 2 } else { 1 };
     for pass in 0..passes {
-        let mut grants = Grants::default();
-        let mut now = 0.0_f64;
         let new = Request::New {
             lease_seconds: script.lease_seconds,
             first_token: script.first_token,
@@ -361,33 +436,12 @@ pub fn plan(script: &Script) -> Vec<Call> {
         for (step, what) in std::iter::once((None, None)).chain(steps) {
             let request = match what {
                 None => new.clone(),
-                Some(s) => match resolve(s, now, &grants) {
+                Some(s) => match planner.request(s) {
                     Some(r) => r,
                     None => continue,
                 },
             };
-            match &request {
-                Request::Clock { now: t } => now = *t,
-                Request::New { .. } => {
-                    now = 0.0;
-                    grants = Grants::default();
-                }
-                _ => {}
-            }
-            let decision = reference.decide(&request);
-            if let (
-                Request::Acquire { name, client_id }
-                | Request::Renew {
-                    name, client_id, ..
-                },
-                crate::lab::reference::Seed::Granted(l) | crate::lab::reference::Seed::Renewed(l),
-            ) = (&request, &decision.seed)
-            {
-                grants.leases.retain(|g| !(g.0 == *name && g.2 == l.token));
-                grants
-                    .leases
-                    .push((name.clone(), client_id.clone(), l.token, l.expires_at));
-            }
+            let decision = planner.decide(&request);
             let repeats = (pass == 1).then(|| calls.len() - first_of_pass);
             calls.push(Call {
                 step,

@@ -382,3 +382,33 @@ fn a_token_read_from_grants_becomes_its_number_and_the_grants_go() {
         ]
     );
 }
+
+/// The tree walk keeps exactly the scripts the plain way keeps: every script of the length in
+/// counting order, each kept where its requests were not made by a script before it.
+#[test]
+fn the_distinct_scripts_are_the_first_of_each_way_of_calling_the_seed() {
+    let length = 3;
+    let mut seen = std::collections::HashSet::new();
+    let plainly: Vec<Script> = exhaustive_scripts(length)
+        .filter(|script| {
+            let mut lines = Vec::new();
+            for call in plan(script) {
+                call.request.write_line(0, &mut lines);
+                lines.push(b'\n');
+            }
+            seen.insert(lines)
+        })
+        .collect();
+    let walked: Vec<Script> = distinct_scripts(length)
+        .iter()
+        .map(|planned| planned.0.clone())
+        .collect();
+    assert_eq!(walked.len(), plainly.len());
+    assert!(walked == plainly, "the same scripts, in the same order");
+    // And each comes planned as `plan` plans it.
+    for planned in distinct_scripts(length).iter() {
+        let requests =
+            |calls: &[Call]| -> Vec<_> { calls.iter().map(|c| c.request.clone()).collect() };
+        assert_eq!(requests(&planned.1), requests(&plan(&planned.0)));
+    }
+}
