@@ -302,12 +302,15 @@ fn distinct_scripts(length: u32) -> Arc<Vec<Planned>> {
 }
 
 /// The exhaustive scripts walked as a tree of their starts: each start is planned on the seed
-/// once and cloned for every letter that follows it, and each way of calling the seed keeps the
-/// first script (in counting order) that calls it so.
+/// once and cloned for every letter that follows it that sends a request, and each way of
+/// calling the seed keeps the first script (in counting order) that calls it so. The last
+/// letter's request is all a script adds to its start: the observers after it send the same
+/// lines after every script, so they need no planning to tell scripts apart.
 struct Walk<'a> {
     letters: &'a [Step],
     length: u32,
-    /// The requests a script sends, as lines, with the number of the first script sending them.
+    /// The requests a script sends before its observers, as lines, with the number of the first
+    /// script sending them.
     first: &'a mut HashMap<Vec<u8>, u64>,
 }
 
@@ -316,36 +319,39 @@ impl Walk<'_> {
     /// are `lines`); `number` is what they add to a script's number, `place` what the next
     /// letter's index is worth (the first letter varies fastest).
     fn from(&mut self, depth: u32, number: u64, place: u64, planner: &Planner, lines: &[u8]) {
-        let send = |planner: &mut Planner, step: &Step, lines: &mut Vec<u8>| {
-            if let Some(request) = planner.request(step) {
-                planner.answer(&request);
-                request.write_line(0, lines);
-                lines.push(b'\n');
-            }
-        };
         if depth == self.length {
-            let mut planner = planner.clone();
-            let mut lines = lines.to_vec();
-            for observer in observers() {
-                send(&mut planner, &observer, &mut lines);
-            }
-            let kept = self.first.entry(lines).or_insert(number);
-            *kept = (*kept).min(number);
+            self.keep(lines.to_vec(), number);
             return;
         }
         let size = self.letters.len() as u64;
         for (i, letter) in self.letters.iter().enumerate() {
-            let mut next = planner.clone();
-            let mut more = lines.to_vec();
-            send(&mut next, letter, &mut more);
-            self.from(
-                depth + 1,
-                number + i as u64 * place,
-                place * size,
-                &next,
-                &more,
-            );
+            let number = number + i as u64 * place;
+            let request = planner.request(letter);
+            let last = depth + 1 == self.length;
+            match request {
+                // A letter that sends nothing leaves the start as it was.
+                None if last => self.keep(lines.to_vec(), number),
+                None => self.from(depth + 1, number, place * size, planner, lines),
+                Some(request) => {
+                    let mut more = lines.to_vec();
+                    request.write_line(0, &mut more);
+                    more.push(b'\n');
+                    if last {
+                        self.keep(more, number);
+                    } else {
+                        let mut next = planner.clone();
+                        next.answer(&request);
+                        self.from(depth + 1, number, place * size, &next, &more);
+                    }
+                }
+            }
         }
+    }
+
+    /// A script's requests, kept with the lowest number of a script that sends them.
+    fn keep(&mut self, lines: Vec<u8>, number: u64) {
+        let kept = self.first.entry(lines).or_insert(number);
+        *kept = (*kept).min(number);
     }
 }
 

@@ -274,8 +274,12 @@ pub fn parse_reply(line: &str, id: u64, request: &Request) -> Result<Reply, Stri
         "is not JSON (print debugging output on stderr, never on stdout)".to_owned()
     })?;
     // What the program sends is shown, never obeyed: every string in it escaped where it enters,
-    // so no report, lesson or event passes a control character on.
-    let value = escaped(value);
+    // so no report, lesson or event passes a control character on. A line of plain ASCII with no
+    // JSON escape can hold none (the usual reply), and is taken as it is.
+    let plain = line
+        .bytes()
+        .all(|b| b.is_ascii() && b != b'\\' && !b.is_ascii_control());
+    let value = if plain { value } else { escaped(value) };
     let object = value
         .as_object()
         .ok_or_else(|| "is not a JSON object".to_owned())?;
