@@ -266,54 +266,145 @@ pub fn one_line(text: &str) -> String {
     }
 }
 
+/// A reply's top-level field: absent, or given (`null` included, which means something).
+#[derive(Default)]
+enum Field {
+    #[default]
+    Absent,
+    Given(Value),
+}
+
+impl<'de> serde::Deserialize<'de> for Field {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Value::deserialize(d).map(Field::Given)
+    }
+}
+
+impl Field {
+    fn get(&self) -> Option<&Value> {
+        match self {
+            Field::Absent => None,
+            Field::Given(v) => Some(v),
+        }
+    }
+
+    fn escape(&mut self) {
+        if let Field::Given(v) = self {
+            *v = escaped(std::mem::take(v));
+        }
+    }
+}
+
+/// A reply line's fields, read straight into place: no map is built for the reply itself, only
+/// for a returned object (a lease). Fields of neither version are ignored.
+#[derive(serde::Deserialize)]
+struct Fields {
+    #[serde(default)]
+    id: Field,
+    #[serde(default)]
+    threw: Field,
+    #[serde(default)]
+    refused: Field,
+    #[serde(default)]
+    not_implemented: Field,
+    #[serde(default)]
+    hello: Field,
+    #[serde(default)]
+    language: Field,
+    #[serde(default)]
+    done: Field,
+    #[serde(default)]
+    returned: Field,
+    #[serde(default)]
+    shown: Field,
+    #[serde(default)]
+    lease: Field,
+    #[serde(default)]
+    holder: Field,
+    #[serde(default)]
+    value: Field,
+    #[serde(default)]
+    token: Field,
+}
+
+impl Fields {
+    fn escape(&mut self) {
+        for field in [
+            &mut self.threw,
+            &mut self.refused,
+            &mut self.not_implemented,
+            &mut self.language,
+            &mut self.returned,
+            &mut self.shown,
+            &mut self.lease,
+            &mut self.holder,
+            &mut self.value,
+        ] {
+            field.escape();
+        }
+    }
+}
+
 /// Parses a reply to `request`. `Err` says what is wrong with the line: a protocol error.
 pub fn parse_reply(line: &str, id: u64, request: &Request) -> Result<Reply, String> {
     // A byte-order mark (C# on Windows writes one first) is no part of the JSON.
     let line = line.strip_prefix('\u{feff}').unwrap_or(line);
-    let value: Value = serde_json::from_str(line).map_err(|_| {
-        "is not JSON (print debugging output on stderr, never on stdout)".to_owned()
+    // Read into fields, an array would pass for an object: only an object is a reply.
+    let an_object = line.trim_start().starts_with('{');
+    let mut object: Fields = serde_json::from_str(line).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data if an_object => {
+            // A field given twice, say: serde's words, without its line and column.
+            let message = e.to_string();
+            let message = message.split(" at line ").next().unwrap_or(&message);
+            format!("is not a reply ({})", one_line(message))
+        }
+        serde_json::error::Category::Data => "is not a JSON object".to_owned(),
+        _ => "is not JSON (print debugging output on stderr, never on stdout)".to_owned(),
     })?;
+    if !an_object {
+        return Err("is not a JSON object".to_owned());
+    }
     // What the program sends is shown, never obeyed: every string in it escaped where it enters,
     // so no report, lesson or event passes a control character on. A line of plain ASCII with no
     // JSON escape can hold none (the usual reply), and is taken as it is.
     let plain = line
         .bytes()
         .all(|b| b.is_ascii() && b != b'\\' && !b.is_ascii_control());
-    let value = if plain { value } else { escaped(value) };
-    let object = value
-        .as_object()
-        .ok_or_else(|| "is not a JSON object".to_owned())?;
-    match object.get("id").and_then(Value::as_u64) {
+    if !plain {
+        object.escape();
+    }
+    match object.id.get().and_then(Value::as_u64) {
         Some(got) if got == id => {}
         Some(got) => return Err(format!("carries id {got} instead of {id}")),
         None => return Err("has no numeric `id`".to_owned()),
     }
     let text_of = |value: &Value| value.as_str().map_or(value.to_string(), str::to_owned);
-    if let Some(message) = object.get("threw").or_else(|| object.get("refused")) {
+    if let Some(message) = object.threw.get().or_else(|| object.refused.get()) {
         return Ok(Reply::Refused(text_of(message)));
     }
-    if let Some(method) = object.get("not_implemented") {
+    if let Some(method) = object.not_implemented.get() {
         return Ok(Reply::NotImplemented(text_of(method)));
     }
     let expected = |what: &str| format!("is not a reply to {} (expected {what})", request.op());
     match request {
-        Request::Hello => match object.get("hello") {
+        Request::Hello => match object.hello.get() {
             Some(_) => Ok(Reply::Hello {
                 language: object
-                    .get("language")
+                    .language
+                    .get()
                     .and_then(Value::as_str)
                     .unwrap_or("an unnamed language")
                     .to_owned(),
             }),
             None => Err(expected("`hello`")),
         },
-        Request::New { .. } | Request::Clock { .. } => match object.get("done") {
+        Request::New { .. } | Request::Clock { .. } => match object.done.get() {
             Some(Value::Bool(true)) => Ok(Reply::Done),
             _ => Err(expected("`done: true` or `threw`")),
         },
         _ => {
-            let shown = object.get("shown").and_then(Value::as_str);
-            match returned(object, request) {
+            let shown = object.shown.get().and_then(Value::as_str);
+            match returned(&object, request) {
                 Some(value) => Ok(interpret(request, value, shown)),
                 None => Err(expected("`returned` or `threw`")),
             }
@@ -322,22 +413,22 @@ pub fn parse_reply(line: &str, id: u64, request: &Request) -> Result<Reply, Stri
 }
 
 /// The method's return value: version 2's `returned`, or a version 1 field meaning the same.
-fn returned<'a>(object: &'a Map<String, Value>, request: &Request) -> Option<&'a Value> {
+fn returned<'a>(object: &'a Fields, request: &Request) -> Option<&'a Value> {
     const TRUE: Value = Value::Bool(true);
-    if let Some(value) = object.get("returned") {
+    if let Some(value) = object.returned.get() {
         return Some(value);
     }
     let legacy = match request {
-        Request::Acquire { .. } | Request::Renew { .. } => "lease",
+        Request::Acquire { .. } | Request::Renew { .. } => &object.lease,
         Request::Release { .. } | Request::Write { .. } => {
-            return matches!(object.get("done"), Some(Value::Bool(true))).then_some(&TRUE);
+            return matches!(object.done.get(), Some(Value::Bool(true))).then_some(&TRUE);
         }
-        Request::Holder { .. } => "holder",
-        Request::Read { .. } => "value",
-        Request::HighestToken { .. } => "token",
+        Request::Holder { .. } => &object.holder,
+        Request::Read { .. } => &object.value,
+        Request::HighestToken { .. } => &object.token,
         Request::Hello | Request::New { .. } | Request::Clock { .. } => return None,
     };
-    object.get(legacy)
+    legacy.get()
 }
 
 /// What a returned value means for this request, under the one convention: `false` refuses;

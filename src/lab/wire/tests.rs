@@ -215,6 +215,11 @@ fn the_envelope_is_json_an_object_and_the_requests_id() {
         err("is not JSON (print debugging output on stderr, never on stdout)")
     );
     assert_eq!(parse_reply("[0]", 0, &holder), err("is not a JSON object"));
+    assert_eq!(parse_reply("42", 0, &holder), err("is not a JSON object"));
+    assert_eq!(
+        parse_reply(r#"{"id":0,"id":0,"returned":null}"#, 0, &holder),
+        err("is not a reply (duplicate field `id`)")
+    );
     assert_eq!(
         parse_reply(r#"{"returned":null}"#, 0, &holder),
         err("has no numeric `id`")
