@@ -898,3 +898,62 @@ fn check_tui_without_a_terminal_is_refused_before_the_check() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     assert_clean_sentence(&stderr, "check --tui");
 }
+
+/// A valid scenario of a day's lease and a client asking again every 0.35 s (about 250,000
+/// events, under the scenario limit) runs under the memory limit in every output, or is refused
+/// up front with its estimate in one sentence: the JSON stream has room for all of it, the
+/// outputs that hold a whole run say how many events they hold.
+#[test]
+fn a_heavy_valid_scenario_runs_in_bounded_memory_or_is_refused_with_its_estimate() {
+    let dir = tempfile::tempdir().unwrap();
+    let heavy = dir.path().join("heavy.toml");
+    std::fs::write(
+        &heavy,
+        "title = \"a day-long lease and a client that keeps asking\"\nlease = 86400.0\n\
+         end = 86400.0\n\n[[beat]]\nat = 0.0\nclient = 1\ndo = \"acquire\"\ncaption = \"one\"\n\n\
+         [[beat]]\nat = 0.0\nclient = 2\ndo = \"acquire\"\nretry = 0.3456\ncaption = \"two\"\n",
+    )
+    .unwrap();
+    let heavy = heavy.to_str().unwrap();
+    let page = dir.path().join("page.html");
+    let page = page.to_str().unwrap();
+    let json = run(&["run", heavy, "--format", "json"]);
+    assert!(json.status.success(), "{}", json.stderr);
+    assert!(
+        json.stdout.lines().count() > 200_000,
+        "every event, streamed"
+    );
+    for args in [
+        &["run", heavy][..],
+        &["run", heavy, "--format", "markdown"],
+        &["run", heavy, "--format", "svg", "--from", "0"],
+        &["run", heavy, "--format", "svg"],
+        &["run", heavy, "--format", "cast"],
+        &["export", heavy, "-o", page],
+        &["frame", heavy],
+        &["export", "chaos", "--until", "86400", "-o", page],
+    ] {
+        let outcome = run(args);
+        assert_eq!(
+            outcome.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            outcome.stderr
+        );
+        assert!(
+            outcome.stderr.contains("more than the 50,000"),
+            "{args:?}: {}",
+            outcome.stderr
+        );
+        assert_clean_sentence(&outcome.stderr, &format!("{args:?}"));
+    }
+    // With an earlier end, they all run.
+    for args in [
+        &["run", heavy, "--until", "600"][..],
+        &["run", heavy, "--format", "svg", "--until", "600"],
+        &["frame", heavy, "--at", "60"],
+    ] {
+        let outcome = run(args);
+        assert!(outcome.status.success(), "{args:?}: {}", outcome.stderr);
+    }
+}

@@ -50,6 +50,41 @@ pub fn say(message: &str) {
     let _ = err.flush();
 }
 
+/// The most events a command that holds a whole run in memory (a transcript, a handout, a
+/// diagram, a page, a cast, a frame) may have to hold: at about 600 bytes an event, well within
+/// 100 MiB. JSON streams its events and has no such bound.
+pub const HELD_EVENTS: u64 = 50_000;
+
+/// Refuses up front, in one sentence with its estimate, a run that could make more events by
+/// `until` (the scenario's end when none) than `what` can hold, `runs` times over (a diagram
+/// comparing fenced and unfenced plays two). A chaos transcript streams (`streams`): no bound.
+fn within_reach(
+    scenario: &str,
+    until: Option<crate::sim::Ms>,
+    runs: u64,
+    what: &str,
+    streams: bool,
+    option: &str,
+) -> Result<(), Failure> {
+    let scenario = Scenario::load(scenario).map_err(|e| Failure::usage(e.to_string()))?;
+    if streams && scenario.chaos.is_some() {
+        return Ok(());
+    }
+    let until = until.unwrap_or(scenario.end);
+    let events = scenario.worst_case_events(until).saturating_mul(runs);
+    if events <= HELD_EVENTS {
+        return Ok(());
+    }
+    Err(Failure::usage(format!(
+        "{}: it could make up to {} events by {} s, more than the {} `{what}` holds in \
+         memory; `run --format json` streams any number of them, or choose an earlier {option}",
+        printable(&scenario.origin),
+        crate::sim::text::thousands(events),
+        crate::sim::fmt_seconds(until),
+        crate::sim::text::thousands(HELD_EVENTS)
+    )))
+}
+
 /// Fails in one sentence where standard input or output is not a terminal: `what` needs one,
 /// `instead` says what to run without.
 pub fn require_terminal(what: &str, instead: &str) -> Result<(), Failure> {
@@ -198,6 +233,23 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 compare,
                 size,
             };
+            if format != Format::Json {
+                let what = match format {
+                    Format::Text => "run",
+                    Format::Markdown => "run --format markdown",
+                    Format::Svg => "run --format svg",
+                    _ => "run --format cast",
+                };
+                let runs = if compare { 2 } else { 1 };
+                within_reach(
+                    &scenario,
+                    until,
+                    runs,
+                    what,
+                    format == Format::Text,
+                    "--until",
+                )?;
+            }
             export::check_options(&pictures, &world)?;
             if matches!(format, Format::Svg | Format::Cast) {
                 let mut out = io::BufWriter::new(stdout.lock());
@@ -208,8 +260,15 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let (setup, fault) = setup_with_impl(&scenario, &world)?;
             let until = until.unwrap_or(setup.scenario.end);
             let mut out = io::BufWriter::new(stdout.lock());
-            if setup.scenario.chaos.is_some() && format != Format::Markdown {
+            let streamed = match format {
+                // Events and nothing else: printed as they happen, in memory bounded by a second
+                // of them, for any scenario.
+                Format::Json => true,
                 // A chaos run can be long: its events are printed as they happen.
+                Format::Text => setup.scenario.chaos.is_some(),
+                _ => false,
+            };
+            if streamed {
                 report::stream(&mut out, &setup, until, format == Format::Json)?;
             } else {
                 let session = Session::played_to(setup, until);
@@ -246,6 +305,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             output,
             until,
         }) => {
+            within_reach(&scenario, until, 2, "export", false, "--until")?;
             export::export(&scenario, &world, &output, until)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -262,6 +322,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             world,
             compare,
         }) => {
+            within_reach(&scenario, at, 1, "frame", false, "--at")?;
             let (setup, fault) = setup_with_impl(&scenario, &world)?;
             let at = match at {
                 Some(at) => at,
