@@ -24,6 +24,7 @@ fn heavy(dir: &std::path::Path, events: u64) -> String {
 }
 
 /// The peak resident memory of one run of the binary, in MB (from wait4's rusage).
+#[allow(clippy::zombie_processes)] // reaped by wait4, which also gives its rusage
 fn peak_mb(args: &[&str]) -> f64 {
     let child = Command::new(BIN)
         .args(args)
