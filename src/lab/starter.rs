@@ -147,6 +147,12 @@ pub fn init_with(language: &str, dir: &Path, github_ci: bool) -> Result<Vec<Stri
     if dir.exists() && !dir.is_dir() {
         return Err(format!("{shown} exists and is not a folder"));
     }
+    // Never through a link: the starter would land wherever the link points.
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(format!(
+            "{shown} is a link; give the folder itself, so the starter lands where you see it"
+        ));
+    }
     if let Some((name, _)) = files.iter().find(|(name, _)| dir.join(name).exists()) {
         return Err(format!(
             "{shown}/{name} already exists; lab init never overwrites a file, so pick an empty folder"
@@ -271,6 +277,22 @@ mod tests {
             init("js", &file).unwrap_err(),
             format!("{shown}/lock_service.py exists and is not a folder")
         );
+        // A link to a folder is refused: nothing is written where it points.
+        #[cfg(unix)]
+        {
+            let elsewhere = root.path().join("elsewhere");
+            std::fs::create_dir(&elsewhere).unwrap();
+            let link = root.path().join("link");
+            std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+            let error = init("python", &link).unwrap_err();
+            assert!(
+                error.ends_with(
+                    "is a link; give the folder itself, so the starter lands where you see it"
+                ),
+                "{error}"
+            );
+            assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+        }
     }
 
     #[test]
