@@ -264,3 +264,59 @@ fn no_file_of_the_project_refers_outside_it() {
     }
     assert!(checked > 20);
 }
+
+/// ARCHITECTURE.md stays true for the next engineer: every path it names in backquotes
+/// (`src/...`, `tests/...`, `benches/...`, `docs/...`, `assets/...`) exists, and every folder of
+/// `src/` is named in it.
+#[test]
+fn architecture_md_names_only_paths_that_exist_and_every_source_folder() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let mut named = Vec::new();
+    for quoted in text.split('`').skip(1).step_by(2) {
+        let path = quoted.split_whitespace().next().unwrap_or("");
+        let path = path.trim_end_matches([',', '.', ':', ')']);
+        let top = ["src/", "tests/", "benches/", "docs/", "assets/"];
+        // A placeholder (`assets/scenarios/NAME.toml`) names no file.
+        let placeholder = path.split(['/', '.']).any(|part| {
+            part.len() > 1 && part.chars().all(|c| c.is_ascii_uppercase()) && part != "README"
+        });
+        if top.iter().any(|t| path.starts_with(t))
+            && !path.contains(['*', '{', '<'])
+            && !placeholder
+        {
+            named.push(path.to_owned());
+        }
+    }
+    assert!(named.len() > 20, "{named:?}");
+    for path in &named {
+        assert!(
+            root.join(path).exists(),
+            "ARCHITECTURE.md names `{path}`, which does not exist"
+        );
+    }
+    let mut folders = Vec::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path.clone());
+                let relative = path.strip_prefix(root).unwrap().display().to_string();
+                // A module's unit tests live in a folder of its name: no room of its own.
+                let tests_only = fs::read_dir(&path)
+                    .unwrap()
+                    .all(|e| e.unwrap().file_name() == "tests.rs");
+                if !tests_only {
+                    folders.push(relative);
+                }
+            }
+        }
+    }
+    for folder in folders {
+        assert!(
+            text.contains(&format!("`{folder}/`")) || text.contains(&format!("`{folder}`")),
+            "ARCHITECTURE.md does not name the folder `{folder}/`"
+        );
+    }
+}

@@ -946,7 +946,7 @@ seconds = 5.0
             (13_000, &EventKind::Resume { client: c(1) }),
         ]
     );
-    assert_eq!(session.world().client(c(1)).lag, 13_000);
+    assert_eq!(session.world().client(c(1)).lag(), 13_000);
 }
 
 /// "Check none" is fencing off, never a check: an input naming it, or the check already in

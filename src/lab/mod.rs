@@ -8,7 +8,7 @@
 //! 2. [`wire`]: the protocol's lines, and replies read under the one convention.
 //! 3. [`program`]: a running student program, its requests written ahead of its replies.
 //! 4. [`target`]: which program to run for a folder (its language's adapter) or a command.
-//! 5. [`reference`]: the seed's answer to each call, and the facts it rested on.
+//! 5. [`reference`](mod@reference): the seed's answer to each call, and the facts it rested on.
 //! 6. [`judge`]: where a reply differs from the seed's, and the one rule that breaks.
 //! 7. [`script`]: scripts of calls, planned on the seed and played on the program.
 //! 8. [`rules`]: the seed's rules, one script each.
@@ -24,7 +24,7 @@
 //! 18. [`grade`]: a folder of submissions checked side by side over the cores.
 //! 19. [`classroom`]: the CI files that check each student's repository in its own runner.
 //! 20. [`starter`]: `lab init`'s files.
-//! 21. [`testing`]: the test double of a student's program, for the lab's own tests.
+//! 21. [`testing`](crate::lab) (built for tests only): the test double of a student's program, for the lab's own tests.
 
 pub mod autograder;
 pub mod chaos;

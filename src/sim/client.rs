@@ -48,25 +48,25 @@ pub struct Client {
     /// Which client.
     pub id: ClientId,
     /// What it is doing.
-    pub activity: Activity,
+    pub(crate) activity: Activity,
     /// A GC pause in progress: (since, until), in world time.
-    pub pause: Option<(Ms, Ms)>,
+    pub(crate) pause: Option<(Ms, Ms)>,
     /// The lease it believes it holds on each lock, by [`LockId`].
-    pub beliefs: [Option<Belief>; MAX_LOCKS],
+    pub(crate) beliefs: [Option<Belief>; MAX_LOCKS],
     /// How much world time has passed while it was frozen: its own clock lags by this much.
-    pub lag: Ms,
+    pub(crate) lag: Ms,
     /// Scripted actions that came due while it was frozen, with their beat; done when it wakes.
-    pub deferred: VecDeque<(usize, ClientAction)>,
+    pub(crate) deferred: VecDeque<(usize, ClientAction)>,
     /// A scripted acquire that asks again.
-    pub retry: Option<Retry>,
+    pub(crate) retry: Option<Retry>,
     /// A chaos client's current job.
-    pub job: Job,
+    pub(crate) job: Job,
     /// When a crashed client comes back.
-    pub restart_at: Option<Ms>,
+    pub(crate) restart_at: Option<Ms>,
     /// Jobs finished, to label a chaos client's writes.
-    pub jobs_done: u32,
+    pub(crate) jobs_done: u32,
     /// The network will hold this client's next write this long.
-    pub delay_next: Option<Ms>,
+    pub(crate) delay_next: Option<Ms>,
 }
 
 impl Client {
@@ -85,6 +85,31 @@ impl Client {
             jobs_done: 0,
             delay_next: None,
         }
+    }
+
+    /// How far its own clock lags the world's: the time it spent frozen.
+    pub fn lag(&self) -> Ms {
+        self.lag
+    }
+
+    /// When a GC pause it is in ends, if it is in one.
+    pub fn frozen_until(&self) -> Option<Ms> {
+        self.pause.map(|(_, until)| until)
+    }
+
+    /// When it comes back, if it is down after a crash.
+    pub fn back_at(&self) -> Option<Ms> {
+        self.restart_at.filter(|_| self.is_down())
+    }
+
+    /// Whether the network will hold its next write.
+    pub fn next_write_delayed(&self) -> bool {
+        self.delay_next.is_some()
+    }
+
+    /// Whether it was refused and is asking again.
+    pub fn is_waiting(&self) -> bool {
+        self.activity == Activity::Waiting
     }
 
     /// The client's own clock at world time `now`: it stands still during a GC pause.

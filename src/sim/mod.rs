@@ -29,29 +29,29 @@ pub mod time;
 
 pub mod event;
 
-pub mod phrase;
+pub(crate) mod phrase;
 
 pub mod scenario;
 
-pub mod input;
+pub(crate) mod input;
 
-pub mod chaos;
+pub(crate) mod chaos;
 
-pub mod client;
+pub(crate) mod client;
 
-pub mod history;
+pub(crate) mod history;
 
-pub mod backend;
+pub(crate) mod backend;
 
-pub mod world;
+pub(crate) mod world;
 
-pub mod session;
+pub(crate) mod session;
 
 pub mod recording;
 
 pub mod lesson;
 
-pub mod story;
+pub(crate) mod story;
 
 pub use backend::{built_in, Backend, BackendFactory, LockApi, NextToken, StorageApi};
 pub use client::{Activity, Belief, Client};

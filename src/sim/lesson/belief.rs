@@ -1,6 +1,6 @@
 //! What a client believes of its lease, on its own clock, beside what the lock service knows.
 
-use crate::sim::client::{Activity, Client};
+use crate::sim::client::Client;
 use crate::sim::event::{ClientId, LockId};
 use crate::sim::time::Ms;
 use crate::sim::world::World;
@@ -60,7 +60,7 @@ pub fn belief_and_truth(world: &World, client: &Client) -> BeliefTruth {
     let Some((lock, belief)) = client.first_belief() else {
         let believes = if client.is_paused() {
             Believes::Frozen
-        } else if client.activity == Activity::Waiting {
+        } else if client.is_waiting() {
             Believes::Wants
         } else {
             Believes::Nothing

@@ -51,7 +51,7 @@ impl Lesson {
                 let token = token.or_else(|| actor.belief(*lock).map(|b| b.token));
                 !actor.is_down()
                     && !actor.is_paused()
-                    && actor.delay_next.is_none()
+                    && !actor.next_write_delayed()
                     && c == client
                     && k == key
                     && token == Some(verdict.token)
