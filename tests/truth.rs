@@ -862,7 +862,7 @@ fn another_clients_lease_with_the_same_token_is_not_this_clients() {
         fn release(&mut self, lock: &str, client: &str, token: u64) -> Result<(), Refusal> {
             self.0.release(lock, client, token)
         }
-        fn holder(&mut self, lock: &str) -> Option<String> {
+        fn holder(&mut self, lock: &str) -> Option<ClientId> {
             self.0.holder(lock)
         }
         fn next_token(&self) -> NextToken {

@@ -81,7 +81,12 @@ pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> 
     let mut failing_seed = None;
     for k in 0..args.runs {
         let seed = args.seed.wrapping_add(k);
-        let mut world = World::new(&setup(seed), &[], Keep::Counts);
+        let keep = if args.check == CheckChoice::All {
+            Keep::EveryCheck
+        } else {
+            Keep::Counts
+        };
+        let mut world = World::new(&setup(seed), &[], keep);
         world.advance_to(scenario.end, &[]);
         if args.check == CheckChoice::All {
             for (total, check) in totals.iter_mut().zip(FenceCheck::ALL) {

@@ -12,7 +12,7 @@ use super::reference::{Decision, Reference, Seed};
 use super::script::{judge_replies, Call, Mismatch, Scope, Subject};
 use super::wire::{Reply, Request};
 use crate::sim::backend::{Backend, BackendFactory, LockApi, NextToken, StorageApi};
-use crate::sim::event::Refusal;
+use crate::sim::event::{ClientId, Refusal};
 use crate::sim::{Keep, Scenario, Setup, World};
 use crate::{FenceCheck, Judge, Lease, StoredValue, Verdict};
 
@@ -96,9 +96,9 @@ impl LockApi for Recording {
         }
     }
 
-    fn holder(&mut self, lock: &str) -> Option<String> {
+    fn holder(&mut self, lock: &str) -> Option<ClientId> {
         match self.decide(Request::Holder { name: lock.into() }).seed {
-            Seed::Holder(h) => h,
+            Seed::Holder(h) => h.as_deref().and_then(ClientId::from_name),
             _ => None,
         }
     }

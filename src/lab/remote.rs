@@ -17,7 +17,7 @@ use super::wire::{Reply, Request};
 use crate::sim::backend::{
     Backend, BackendFactory, Difference, Differences, LockApi, NextToken, StorageApi,
 };
-use crate::sim::event::Refusal;
+use crate::sim::event::{ClientId, Refusal};
 use crate::sim::Scenario;
 use crate::{FenceCheck, Judge, Lease, StoredValue, Verdict};
 
@@ -291,9 +291,9 @@ impl LockApi for Link {
         }
     }
 
-    fn holder(&mut self, lock: &str) -> Option<String> {
+    fn holder(&mut self, lock: &str) -> Option<ClientId> {
         match self.call(&Request::Holder { name: lock.into() }).reply {
-            Some(Reply::Holder(h)) => h,
+            Some(Reply::Holder(h)) => h.as_deref().and_then(ClientId::from_name),
             _ => None,
         }
     }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::event::Refusal;
+use super::event::{ClientId, Refusal};
 use super::scenario::Scenario;
 use crate::{
     CheckedStorage, FenceCheck, Judge, Lease, LockService, ManualClock, StoredValue, Verdict,
@@ -20,8 +20,8 @@ pub trait LockApi {
     fn renew(&mut self, lock: &str, client: &str, token: u64) -> Result<Lease, Refusal>;
     /// `release(name, client_id, token)`.
     fn release(&mut self, lock: &str, client: &str, token: u64) -> Result<(), Refusal>;
-    /// `holder(name)`.
-    fn holder(&mut self, lock: &str) -> Option<String>;
+    /// `holder(name)`, as the client it names (none where it names no client of the lesson's).
+    fn holder(&mut self, lock: &str) -> Option<ClientId>;
     /// The token the next grant will carry, as far as the implementation can say.
     fn next_token(&self) -> NextToken;
 }
@@ -119,8 +119,8 @@ impl LockApi for BuiltInLocks {
             .map_err(Refusal::Lease)
     }
 
-    fn holder(&mut self, lock: &str) -> Option<String> {
-        self.service.holder(lock).map(str::to_owned)
+    fn holder(&mut self, lock: &str) -> Option<ClientId> {
+        self.service.holder(lock).and_then(ClientId::from_name)
     }
 
     fn next_token(&self) -> NextToken {

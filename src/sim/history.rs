@@ -16,6 +16,16 @@ pub enum Keep {
     Stream,
     /// Nothing but counts: chaos summaries.
     Counts,
+    /// Nothing but counts, of every check: the same writes also sent to a storage of each check
+    /// (`chaos --check all`). [`Keep::All`] keeps them too, for the compare view.
+    EveryCheck,
+}
+
+impl Keep {
+    /// Whether every write is also judged by a storage of each check.
+    pub fn every_check(self) -> bool {
+        matches!(self, Keep::All | Keep::EveryCheck)
+    }
 }
 
 /// How a client's lane looks over a stretch of time.
@@ -188,7 +198,7 @@ impl History {
 
     /// Records an event, if events are kept; `kind` is built only then.
     pub fn emit(&mut self, t: Ms, kind: impl FnOnce() -> EventKind) {
-        if self.keep != Keep::Counts {
+        if matches!(self.keep, Keep::All | Keep::Stream) {
             self.events.push(Event { t, kind: kind() });
         }
     }

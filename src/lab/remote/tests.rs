@@ -132,7 +132,7 @@ fn a_correct_program_is_told_in_the_seeds_own_words() {
     );
     locks.set_time(3.0);
     assert_eq!(locks.acquire("file-lock", "client-3"), None);
-    assert_eq!(locks.holder("file-lock"), Some("client-1".into()));
+    assert_eq!(locks.holder("file-lock"), ClientId::from_number(1));
     assert_eq!(
         locks.renew("file-lock", "client-1", 40),
         Ok(lease("client-1", 40, 0.0, 11.0)),

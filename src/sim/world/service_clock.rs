@@ -1,7 +1,7 @@
 //! The lock service's clock, apart from the world's: clock jumps move it, and the service's time
 //! never goes back.
 
-use crate::sim::time::{expiry_tick, Ms};
+use crate::sim::time::Ms;
 
 /// The lock service's clock: the world's time plus an offset that clock jumps change. The
 /// service's time is the highest reading it has seen, so it never goes back.
@@ -25,10 +25,10 @@ impl ServiceClock {
         self.high_water
     }
 
-    /// The first world tick, at or after `now` (the latest reading), at which a lease with
-    /// `expires_at` has expired.
-    pub(super) fn expiry(&self, now: Ms, expires_at: f64) -> Ms {
-        let tick = expiry_tick(expires_at);
+    /// The first world tick, at or after `now` (the latest reading), at which a lease has
+    /// expired, whose first expired tick of the service's clock is `tick` (`expiry_tick` of its
+    /// `expires_at`, worked out once when it was granted or renewed).
+    pub(super) fn expiry_at_tick(&self, now: Ms, tick: i64) -> Ms {
         if self.high_water >= tick {
             now
         } else {

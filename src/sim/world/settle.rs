@@ -3,8 +3,8 @@
 
 use super::World;
 use crate::sim::client::Retry;
-use crate::sim::event::{ClientId, EventKind, LockId};
-use crate::sim::history::{Fate, LaneState};
+use crate::sim::event::{EventKind, LockId};
+use crate::sim::history::{Fate, Keep, LaneState};
 use crate::sim::input::{Input, InputKind};
 use crate::sim::scenario::{BeatAction, CLIENT_COUNT};
 use crate::FenceCheck;
@@ -25,8 +25,8 @@ impl World {
         loop {
             let mut acted = false;
             for lock in 0..self.leases.len() {
-                let due = self.leases[lock]
-                    .is_some_and(|l| self.service.expiry(now, l.expires_at) <= now);
+                let due = self.leases[lock].is_some()
+                    && self.service.expiry_at_tick(now, self.lease_ticks[lock]) <= now;
                 if due {
                     self.expire(LockId(lock as u8));
                     acted = true;
@@ -183,17 +183,17 @@ impl World {
     }
 
     pub(super) fn update_lanes(&mut self) {
-        let clients: Vec<(LaneState, Option<u64>)> = self
-            .clients
-            .iter()
-            .map(|c| (self.lane_state(c), c.first_belief().map(|(_, b)| b.token)))
-            .collect();
-        let locks: Vec<Option<(ClientId, u64)>> = self
-            .leases
-            .iter()
-            .map(|l| l.map(|l| (l.client, l.token)))
-            .collect();
+        // Lanes are drawn only from a history that keeps everything: a chaos summary or a
+        // stream spends nothing on them.
+        if self.history.keep() != Keep::All {
+            return;
+        }
+        let clients: [(LaneState, Option<u64>); CLIENT_COUNT] = std::array::from_fn(|i| {
+            let c = &self.clients[i];
+            (self.lane_state(c), c.first_belief().map(|(_, b)| b.token))
+        });
+        let locks = self.leases.iter().map(|l| l.map(|l| (l.client, l.token)));
         self.history
-            .update_lanes(self.now, clients.into_iter(), locks.into_iter());
+            .update_lanes(self.now, clients.into_iter(), locks);
     }
 }
