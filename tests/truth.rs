@@ -13,7 +13,7 @@ use fencing_lab::sim::lesson::{
     belief_and_truth, BeliefTruth, Believes, Lesson, RunView, Source, Truth,
 };
 use fencing_lab::sim::{
-    ClientId, Event, EventKind, Input, InputKind, Ms, Scenario, Session, Setup, Vocab,
+    ClientId, Event, EventKind, Input, InputKind, Ms, Scenario, Session, Setup, Variant, Vocab,
 };
 use fencing_lab::tui::{self, App, Theme, Window};
 use fencing_lab::{FenceCheck, Judge, Outcome, Verdict};
@@ -898,4 +898,66 @@ fn another_clients_lease_with_the_same_token_is_not_this_clients() {
         },
         "client 2 holds the lock with token 1; client 1's own token 1 lease ended at 2.0 s"
     );
+}
+
+/// Words that are true of one storage setting only, and the settings they are true of.
+const SETTING_WORDS: [(&str, &[Variant]); 6] = [
+    ("fencing on", &[Variant::Fenced, Variant::Strict, Variant::Global]),
+    ("fencing is on", &[Variant::Fenced, Variant::Strict, Variant::Global]),
+    ("fencing off", &[Variant::Unfenced]),
+    ("fencing is off", &[Variant::Unfenced]),
+    ("strict check", &[Variant::Strict]),
+    ("global highest", &[Variant::Global]),
+];
+
+#[test]
+fn no_caption_names_a_setting_other_than_the_one_in_force() {
+    // The lecturer switches fencing or the check at every beat of every scripted lesson; from
+    // then on, no caption may speak of the setting that is no longer in force.
+    let mut checked = 0;
+    let scripted = Scenario::all_built_in().iter().filter(|s| s.chaos.is_none());
+    for scenario in scripted {
+        for (fencing, check) in SETTINGS {
+            let switches = [
+                InputKind::Fencing { on: !fencing },
+                InputKind::Check(FenceCheck::Strict),
+                InputKind::Check(FenceCheck::Global),
+                InputKind::Check(FenceCheck::PerKey),
+            ];
+            for beat in &scenario.beats {
+                for kind in switches {
+                    let inputs = vec![Input { at: beat.at, kind }];
+                    let setup = setup_of(scenario, fencing, check);
+                    let session = Session::played_to_with(setup, inputs, scenario.end);
+                    let lesson = Lesson::of(&session);
+                    let view = RunView::of(&session);
+                    for t in moments(scenario, session.world().events()) {
+                        let caption = lesson.caption(RunView::of(&session), t);
+                        let from = match caption.source {
+                            Source::Script { beat, .. } => scenario.beats[beat].at,
+                            Source::Generated { at } => at,
+                            _ => t,
+                        };
+                        // A caption may tell of a write judged just before the switch at its
+                        // own instant, so the setting in force before its stretch counts too.
+                        let in_force = [view.variant_at(from.saturating_sub(1)), view.variant_at(t)];
+                        let now = in_force[1];
+                        let text = caption.text.to_lowercase();
+                        for (words, true_of) in SETTING_WORDS {
+                            assert!(
+                                !text.contains(words) || in_force.iter().any(|v| true_of.contains(v)),
+                                "{} fencing={fencing} {}, {kind:?} at {} ms: at {t} ms the \
+                                 setting is {now:?} but the caption says {words:?}: {text}",
+                                scenario.name,
+                                check.name(),
+                                beat.at,
+                            );
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000, "only {checked} moments checked");
 }

@@ -27,6 +27,20 @@ pub use belief::{belief_and_truth, BeliefTruth, Believes, Truth};
 use premise::{latest_instant, signature, tone_of};
 pub use run_view::RunView;
 
+/// Whether a caption speaks of a storage setting other than `now`: "fencing on" while fencing is
+/// off, "no check" while it is on, the seed's rule under another check, one global highest or the
+/// strict check under any other. Such a sentence is true only where it was written.
+pub fn names_another_setting(text: &str, now: Variant) -> bool {
+    let text = text.to_ascii_lowercase();
+    let says = |words: &[&str]| words.iter().any(|w| text.contains(w));
+    (says(&["fencing on", "fencing is on"]) && !now.fencing())
+        || (says(&["fencing off", "fencing is off", "no check"]) && now.fencing())
+        || (says(&["the seed's rule"]) && now != Variant::Fenced)
+        || (says(&["per key", "per-key"]) && now == Variant::Global)
+        || (says(&["strict"]) && now != Variant::Strict)
+        || (says(&["global"]) && now != Variant::Global)
+}
+
 /// Where a caption came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
@@ -166,6 +180,11 @@ impl Lesson {
             let Some(text) = beat.captions.written_for(variant) else {
                 continue;
             };
+            // A sentence written for the seed's rule may stand under another setting only where
+            // it names none other than that one: "with fencing on" is not said while it is off.
+            if variant != now && names_another_setting(text, now) {
+                continue;
+            }
             let reference = self.reference(variant);
             if signature(events, beat, window_end) == signature(reference, beat, window_end) {
                 return Caption {
