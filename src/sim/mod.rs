@@ -19,6 +19,7 @@
 //! 11. [`recording`]: a session saved and loaded.
 //! 12. [`lesson`]: captions that are true, questions, belief beside truth.
 //! 13. [`story`]: a run told in time order, for transcripts, handouts and pages.
+//! 14. [`board`]: a run played on a real etcd (`live`), as the UI reads it.
 
 pub mod files;
 pub mod systems;
@@ -48,6 +49,8 @@ pub mod recording;
 pub mod lesson;
 
 pub mod story;
+
+pub mod board;
 
 pub use backend::{built_in, Backend, BackendFactory, LockApi, NextToken, StorageApi};
 pub use client::{Activity, Belief, Client};

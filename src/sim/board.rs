@@ -1,0 +1,491 @@
+//! A run played elsewhere, on a real etcd (`fencing-lab live`), as the UI reads it: the events
+//! as they arrive, each client's lane and its belief on its own clock, the lock service's truth
+//! as etcd showed it, and the storage as read back from etcd. The live run fills it; the UI
+//! draws it, deciding nothing. Its reading of events mirrors the world's (`world.rs`): the same
+//! lanes, marks and counts from the same kinds of event.
+
+use std::collections::BTreeMap;
+
+use super::client::{Activity, Belief, Client};
+use super::event::{ClientId, Event, EventKind, LockId};
+use super::history::{History, Keep, LaneState, MarkKind};
+use super::lesson::{BeliefTruth, Believes, Truth};
+use super::time::{seconds, Ms};
+use super::world::{LiveLease, Setup, Stats};
+
+/// One key of the storage as etcd holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredRow {
+    pub key: String,
+    pub value: String,
+    /// The highest token the key has accepted.
+    pub highest: Option<u64>,
+    /// Who wrote the value, and with which token.
+    pub by: Option<(ClientId, u64)>,
+}
+
+/// The live run so far.
+pub struct Board {
+    setup: Setup,
+    history: History,
+    clients: Vec<Client>,
+    leases: Vec<Option<LiveLease>>,
+    storage: Vec<StoredRow>,
+    fencing: bool,
+    stats: Stats,
+    now: Ms,
+    /// Lines that say where the run happens (etcd, its keys, the lease's rounding).
+    pub about: Vec<String>,
+    /// How the run ended, once it has.
+    pub ended: Option<String>,
+    /// When the lesson ends (the scenario's end, or `--until`).
+    pub end: Ms,
+}
+
+impl Board {
+    /// An empty board for `setup` (its scenario, seed and fencing at the start).
+    pub fn new(setup: Setup) -> Board {
+        let locks = setup.scenario.locks.len();
+        let beats = setup.scenario.beats.len();
+        let mut board = Board {
+            fencing: setup.fencing,
+            history: History::new(Keep::All, locks, beats),
+            clients: ClientId::ALL.into_iter().map(Client::new).collect(),
+            leases: vec![None; locks],
+            storage: Vec::new(),
+            stats: Stats::default(),
+            now: 0,
+            about: Vec::new(),
+            ended: None,
+            end: setup.scenario.end,
+            setup,
+        };
+        board.update_lanes();
+        board
+    }
+
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn events(&self) -> &[Event] {
+        self.history.events()
+    }
+
+    /// Real time since the start, in ms, as of the last tick or event.
+    pub fn now(&self) -> Ms {
+        self.now
+    }
+
+    pub fn clients(&self) -> &[Client] {
+        &self.clients
+    }
+
+    /// The lease etcd holds on `lock`, as the run last saw it.
+    pub fn lease(&self, lock: LockId) -> Option<LiveLease> {
+        self.leases.get(lock.index()).copied().flatten()
+    }
+
+    /// How many ms `lease` has left by its TTL.
+    pub fn lease_left(&self, lease: &LiveLease) -> i64 {
+        (lease.expires_at * 1000.0).round() as i64 - self.now as i64
+    }
+
+    /// The storage as last read back from etcd, by key.
+    pub fn storage(&self) -> &[StoredRow] {
+        &self.storage
+    }
+
+    pub fn fencing(&self) -> bool {
+        self.fencing
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Time passes with nothing said: the lanes move on.
+    pub fn tick(&mut self, now: Ms) {
+        if now > self.now {
+            self.now = now;
+        }
+    }
+
+    /// What etcd holds now, read back after a write.
+    pub fn set_storage(&mut self, rows: Vec<StoredRow>) {
+        let mut sorted: BTreeMap<String, StoredRow> = BTreeMap::new();
+        for row in rows {
+            sorted.insert(row.key.clone(), row);
+        }
+        self.storage = sorted.into_values().collect();
+    }
+
+    /// Records one event of the run, as the world would: lease truth, beliefs, marks, counts.
+    pub fn apply(&mut self, event: Event) {
+        let t = event.t;
+        self.tick(t);
+        let now_s = seconds(t);
+        match &event.kind {
+            EventKind::Grant {
+                client,
+                lock,
+                token,
+                expires_at,
+            } => {
+                self.stats.grants += 1;
+                self.leases[lock.index()] = Some(LiveLease {
+                    client: *client,
+                    token: *token,
+                    granted_at: now_s,
+                    expires_at: *expires_at,
+                });
+                let c = &mut self.clients[client.index()];
+                let lease_ms = ((expires_at - now_s) * 1000.0).round().max(0.0) as Ms;
+                c.beliefs[lock.index()] = Some(Belief {
+                    token: *token,
+                    expires_local: c.local_time(t) + lease_ms,
+                });
+                c.activity = Activity::Holding;
+            }
+            EventKind::AcquireRefused { client, .. } => {
+                let c = &mut self.clients[client.index()];
+                if c.activity != Activity::Holding {
+                    c.activity = Activity::Idle;
+                }
+                self.history.mark(client.index(), t, MarkKind::Refused);
+            }
+            EventKind::Renew {
+                client,
+                lock,
+                token,
+                expires_at,
+            } => {
+                if let Some(lease) = self.leases[lock.index()].as_mut() {
+                    if lease.client == *client && lease.token == *token {
+                        lease.expires_at = *expires_at;
+                    }
+                }
+                let c = &mut self.clients[client.index()];
+                let left = ((expires_at - now_s) * 1000.0).round().max(0.0) as Ms;
+                let local = c.local_time(t);
+                if let Some(b) = c.beliefs[lock.index()].as_mut() {
+                    b.expires_local = local + left;
+                }
+                self.history.mark(client.index(), t, MarkKind::Renewed);
+            }
+            EventKind::RenewRefused { client, lock, .. }
+            | EventKind::ReleaseRefused { client, lock, .. } => {
+                self.clients[client.index()].forget(*lock);
+                self.history.mark(client.index(), t, MarkKind::LeaseRefusal);
+            }
+            EventKind::Release {
+                client,
+                lock,
+                token,
+            } => {
+                if self
+                    .lease(*lock)
+                    .is_some_and(|l| l.client == *client && l.token == *token)
+                {
+                    self.leases[lock.index()] = None;
+                }
+                self.clients[client.index()].forget(*lock);
+                self.history.mark(client.index(), t, MarkKind::Released);
+            }
+            EventKind::Expire { lock, token, .. } => {
+                if self.lease(*lock).is_some_and(|l| l.token == *token) {
+                    self.leases[lock.index()] = None;
+                }
+            }
+            EventKind::Pause { client, until } => {
+                let c = &mut self.clients[client.index()];
+                c.pause = Some((t, (*until).max(t)));
+            }
+            EventKind::Resume { client } => {
+                let c = &mut self.clients[client.index()];
+                if let Some((since, _)) = c.pause.take() {
+                    c.lag += t.saturating_sub(since);
+                }
+            }
+            EventKind::Crash { client, restart_at } => {
+                let c = &mut self.clients[client.index()];
+                c.pause = None;
+                c.beliefs = Default::default();
+                c.activity = Activity::Crashed;
+                c.restart_at = Some(*restart_at);
+            }
+            EventKind::Restart { client } => {
+                let c = &mut self.clients[client.index()];
+                c.activity = Activity::Idle;
+                c.restart_at = None;
+            }
+            EventKind::Send { client, .. } => self.history.mark(client.index(), t, MarkKind::Sent),
+            EventKind::Write {
+                client,
+                verdict,
+                lease_live,
+                ..
+            } => {
+                self.stats.count(verdict, *lease_live);
+                self.history
+                    .mark(client.index(), t, MarkKind::of(verdict.outcome()));
+            }
+            EventKind::Fencing { on } => self.fencing = *on,
+            EventKind::Corruption { .. }
+            | EventKind::Check { .. }
+            | EventKind::ClockJump { .. }
+            | EventKind::Differs { .. } => {}
+        }
+        self.history.emit(t, || event.kind.clone());
+        self.update_lanes();
+    }
+
+    fn lease_is_live(&self, lock: LockId, client: ClientId, token: u64) -> bool {
+        self.lease(lock)
+            .is_some_and(|l| l.client == client && l.token == token)
+    }
+
+    /// How a client's lane looks now, as the world decides it.
+    pub fn lane_state(&self, client: &Client) -> LaneState {
+        if client.is_down() {
+            return LaneState::Crashed;
+        }
+        if client.is_paused() {
+            return LaneState::Paused;
+        }
+        let beliefs = client
+            .beliefs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.map(|b| (LockId(i as u8), b)));
+        let mut holding = false;
+        for (lock, b) in beliefs {
+            if self.lease_is_live(lock, client.id, b.token) {
+                holding = true;
+            } else if client.believed_left(lock, self.now).is_some_and(|l| l > 0) {
+                return LaneState::Stale;
+            }
+        }
+        if holding {
+            LaneState::Holding
+        } else if client.activity == Activity::Waiting {
+            LaneState::Waiting
+        } else {
+            LaneState::Idle
+        }
+    }
+
+    fn update_lanes(&mut self) {
+        let clients: Vec<(LaneState, Option<u64>)> = self
+            .clients
+            .iter()
+            .map(|c| (self.lane_state(c), c.first_belief().map(|(_, b)| b.token)))
+            .collect();
+        let locks: Vec<Option<(ClientId, u64)>> = self
+            .leases
+            .iter()
+            .map(|l| l.map(|l| (l.client, l.token)))
+            .collect();
+        self.history
+            .update_lanes(self.now, clients.into_iter(), locks.into_iter());
+    }
+
+    /// What `client` believes of its (first) lease on its own clock, beside what etcd holds.
+    pub fn belief_and_truth(&self, client: &Client) -> BeliefTruth {
+        let now = self.now;
+        if client.is_down() {
+            let live = self.leases.iter().flatten().find(|l| l.client == client.id);
+            return BeliefTruth {
+                believes: Believes::Down,
+                truth: live.map_or(Truth::Nothing, |l| Truth::Live {
+                    left: self.lease_left(l),
+                }),
+                stale: false,
+            };
+        }
+        let Some((lock, belief)) = client.first_belief() else {
+            return BeliefTruth {
+                believes: if client.is_paused() {
+                    Believes::Frozen
+                } else {
+                    Believes::Nothing
+                },
+                truth: Truth::Nothing,
+                stale: false,
+            };
+        };
+        let left = client.believed_left(lock, now).unwrap_or(0);
+        let believes = Believes::Holds {
+            token: belief.token,
+            left,
+        };
+        if let Some(lease) = self
+            .lease(lock)
+            .filter(|l| l.client == client.id && l.token == belief.token)
+        {
+            return BeliefTruth {
+                believes,
+                truth: Truth::Live {
+                    left: self.lease_left(&lease),
+                },
+                stale: false,
+            };
+        }
+        let spans = self.history.lock_lane(lock.index());
+        let ended = spans
+            .iter()
+            .rposition(|s| s.holder == Some((client.id, belief.token)))
+            .and_then(|i| spans.get(i + 1))
+            .map(|s| s.start);
+        BeliefTruth {
+            believes,
+            truth: match ended {
+                Some(at) => Truth::Ended {
+                    ago: now.saturating_sub(at),
+                },
+                None => Truth::NotItsLease,
+            },
+            stale: left > 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Scenario;
+    use crate::{FenceCheck, Verdict};
+    use std::sync::Arc;
+
+    fn board() -> Board {
+        let scenario = Arc::new(Scenario::built_in("gc-pause").unwrap());
+        Board::new(Setup::new(scenario))
+    }
+
+    fn at(t: Ms, kind: EventKind) -> Event {
+        Event { t, kind }
+    }
+
+    /// The gc-pause story with etcd's revisions as tokens: the lanes, beliefs and counts the
+    /// world would show.
+    #[test]
+    fn the_story_reads_as_the_world_would_tell_it() {
+        let (c1, c2) = (ClientId::ALL[0], ClientId::ALL[1]);
+        let lock = LockId::FIRST;
+        let mut b = board();
+        b.apply(at(
+            12,
+            EventKind::Grant {
+                client: c1,
+                lock,
+                token: 8,
+                expires_at: 10.012,
+            },
+        ));
+        b.apply(at(
+            1_003,
+            EventKind::Pause {
+                client: c1,
+                until: 16_003,
+            },
+        ));
+        b.tick(5_000);
+        let c = &b.clients()[0];
+        assert_eq!(b.lane_state(c), LaneState::Paused);
+        b.apply(at(
+            10_400,
+            EventKind::Expire {
+                client: c1,
+                lock,
+                token: 8,
+            },
+        ));
+        b.apply(at(
+            11_010,
+            EventKind::Grant {
+                client: c2,
+                lock,
+                token: 11,
+                expires_at: 21.01,
+            },
+        ));
+        let verdict = Verdict::judge(FenceCheck::PerKey, 11, None, None);
+        b.apply(at(
+            12_020,
+            EventKind::Write {
+                client: c2,
+                key: "file".into(),
+                value: "client 2's data".into(),
+                verdict,
+                sent_at: None,
+                lease_live: true,
+            },
+        ));
+        b.apply(at(16_010, EventKind::Resume { client: c1 }));
+        let c = &b.clients()[0];
+        // Frozen for 15.007 s: its own clock says 10 - 1.003 + 0.012 ... about 9 s are left.
+        let bt = b.belief_and_truth(c);
+        match bt.believes {
+            Believes::Holds { token: 8, left } => assert!((8_900..9_100).contains(&left), "{left}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            bt.truth,
+            Truth::Ended {
+                ago: 16_010 - 10_400
+            }
+        );
+        assert!(bt.stale);
+        assert_eq!(b.lane_state(c), LaneState::Stale);
+        let late = Verdict {
+            accepted: false,
+            ..Verdict::judge(FenceCheck::PerKey, 8, Some(11), None)
+        };
+        b.apply(at(
+            16_520,
+            EventKind::Write {
+                client: c1,
+                key: "file".into(),
+                value: "client 1's data".into(),
+                verdict: late,
+                sent_at: None,
+                lease_live: false,
+            },
+        ));
+        assert_eq!(
+            b.history().marks(0).last().unwrap().kind,
+            MarkKind::Rejected
+        );
+        let stats = b.stats();
+        assert_eq!(
+            (
+                stats.grants,
+                stats.writes_accepted,
+                stats.writes_rejected,
+                stats.corruptions
+            ),
+            (2, 1, 1, 0)
+        );
+        assert_eq!(b.lease(lock).map(|l| (l.client, l.token)), Some((c2, 11)));
+        assert_eq!(b.events().len(), 7);
+        b.set_storage(vec![
+            StoredRow {
+                key: "log".into(),
+                value: "x".into(),
+                highest: Some(3),
+                by: None,
+            },
+            StoredRow {
+                key: "file".into(),
+                value: "client 2's data".into(),
+                highest: Some(11),
+                by: Some((c2, 11)),
+            },
+        ]);
+        assert_eq!(b.storage()[0].key, "file", "sorted by key");
+    }
+}
