@@ -257,6 +257,7 @@ impl Client {
             Ok(true) => Reply::Released {
                 lock: lock.to_owned(),
                 token: belief.token,
+                lease: belief.lease,
             },
             Ok(false) => Reply::ReleaseRefused {
                 lock: lock.to_owned(),
@@ -380,6 +381,11 @@ impl Client {
                         if let Some(reply) = self.write(lock, key, value.clone(), fenced, None) {
                             say(&self.out, &reply);
                         }
+                    }
+                    if let Some(belief) = self.beliefs.get(lock) {
+                        let token = belief.token;
+                        let lock = lock.to_owned();
+                        say(&self.out, &Reply::Releasing { lock, token });
                     }
                     let reply = self.release(lock);
                     say(&self.out, &reply);

@@ -67,9 +67,15 @@ pub enum Reply {
         token: u64,
         holder: Option<String>,
     },
+    /// A chaos client is about to release `lock` on its own (sent before its revoke).
+    Releasing {
+        lock: String,
+        token: u64,
+    },
     Released {
         lock: String,
         token: u64,
+        lease: i64,
     },
     /// etcd had no such lease any more.
     ReleaseRefused {

@@ -182,6 +182,11 @@ impl<'a> Play<'a> {
                 self.timeline.remove(0);
                 self.due(due)?;
             }
+            // Everything the processes said so far comes before a reading of the lock keys:
+            // a release a client announced is then known when its key is seen gone.
+            while let Some(heard) = self.fleet.recv(Duration::ZERO) {
+                self.heard(heard)?;
+            }
             while let Ok(seen) = self.observer.rx.try_recv() {
                 let seen = seen.map_err(|e| Fault(format!("etcd stopped answering: {e}")))?;
                 self.seen(seen);
@@ -396,10 +401,7 @@ impl<'a> Play<'a> {
     pub(super) fn expired(&mut self, lock: LockId, holding: Holding, at: Ms) {
         self.leases[lock.index()] = None;
         self.ended.push((holding.token, at));
-        let key = self
-            .stage
-            .layout
-            .lock(&self.stage.scenario.locks[lock.index()]);
+        let key = format!("lock/{}", self.stage.scenario.locks[lock.index()]);
         let etcd = format!(
             "lease {:x} ran out of TTL: etcd revoked it and deleted {key} with it",
             holding.lease

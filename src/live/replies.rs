@@ -44,9 +44,8 @@ impl Play<'_> {
                     lock: id,
                     holder: ClientId::from_name(&holder),
                 };
-                let key = self.stage.layout.lock(&lock);
                 let etcd = format!(
-                    "the transaction's compare create_revision({key}) == 0 failed: {holder} \
+                    "the transaction's compare create_revision(lock/{lock}) == 0 failed: {holder} \
                      created it at revision {token}"
                 );
                 let mut extra = Map::new();
@@ -91,7 +90,11 @@ impl Play<'_> {
                 };
                 self.emit(now, kind, Map::new(), Some(etcd));
             }
-            Reply::Released { lock, token } => self.released(client, &lock, token)?,
+            Reply::Releasing { lock, .. } => {
+                let id = self.lock_id(&lock)?;
+                self.releasing.push((client, id));
+            }
+            Reply::Released { lock, token, lease } => self.released(client, &lock, token, lease)?,
             Reply::ReleaseRefused {
                 lock,
                 token,
@@ -204,8 +207,10 @@ impl Play<'_> {
         let id = self.lock_id(lock)?;
         let now = self.now();
         // The lease before it ended (its key is gone, or this grant could not be): told first.
+        // (A lease whose release is on its way is not told as expired: its release follows.)
         if let Some(old) = self.leases[id.index()] {
-            if old.token != token {
+            let releasing = self.releasing.contains(&(old.client, id));
+            if old.token != token && !releasing {
                 self.expired(id, old, now);
             }
         }
@@ -221,7 +226,7 @@ impl Play<'_> {
         }
         let key = self.stage.layout.lock(lock);
         let etcd = format!(
-            "lease {lease:x} granted with TTL {ttl} s; {key} created with it at revision {token}: the token"
+            "lease {lease:x} granted with TTL {ttl} s; lock/{lock} created with it at revision {token}: the token"
         );
         let mut extra = Map::new();
         extra.insert("lease".into(), json!(format!("{lease:x}")));
@@ -237,19 +242,22 @@ impl Play<'_> {
         Ok(())
     }
 
-    fn released(&mut self, client: ClientId, lock: &str, token: u64) -> Result<(), Fault> {
+    fn released(
+        &mut self,
+        client: ClientId,
+        lock: &str,
+        token: u64,
+        lease: i64,
+    ) -> Result<(), Fault> {
         let id = self.lock_id(lock)?;
         let now = self.now();
         self.releasing.retain(|r| *r != (client, id));
-        let mut lease = 0;
         if let Some(h) = self.leases[id.index()] {
             if h.client == client && h.token == token {
                 self.leases[id.index()] = None;
-                lease = h.lease;
             }
         }
-        let key = self.stage.layout.lock(lock);
-        let etcd = format!("lease {lease:x} revoked; etcd deleted {key} with it");
+        let etcd = format!("lease {lease:x} revoked; etcd deleted lock/{lock} with it");
         let kind = EventKind::Release {
             client,
             lock: id,
@@ -342,12 +350,7 @@ impl Play<'_> {
             .collect();
         let row = rows.iter().find(|r| r.key == key).cloned();
         (self.say)(Said::Storage(rows));
-        let etcd = write_sentence(
-            &self.stage.layout.highest(&key),
-            &verdict,
-            revision,
-            row.as_ref(),
-        );
+        let etcd = write_sentence(&format!("highest/{key}"), &verdict, revision, row.as_ref());
         let mut extra = Map::new();
         extra.insert("revision".into(), json!(revision));
         extra.insert(
