@@ -34,6 +34,7 @@ use crate::FenceCheck;
   fencing-lab run gc-pause --format svg > gc-pause.svg   the space-time diagram, for a slide
   fencing-lab export gc-pause -o lesson.html   the lesson as one page for students' browsers
   fencing-lab run gc-pause --format cast > gc-pause.cast   the UI stepping through it, for asciinema
+  fencing-lab live gc-pause                the same lesson on a real etcd, in real seconds
 
 Exit codes: 0 done; 1 a check found a violation (a fenced chaos run accepted a stale write);
 2 bad input, or a failure to run."

@@ -81,7 +81,10 @@ impl Play<'_> {
             } => {
                 let id = self.lock_id(&lock)?;
                 let reason = self.refusal(client, &lock, token, holder.as_deref());
-                let etcd = "keep-alive: etcd has no such lease any more (TTL 0)".to_owned();
+                let etcd = format!(
+                    "keep-alive: etcd has no such lease any more (TTL 0); {}",
+                    held_now(&lock, holder.as_deref())
+                );
                 let kind = EventKind::RenewRefused {
                     client,
                     lock: id,
@@ -103,7 +106,10 @@ impl Play<'_> {
                 let id = self.lock_id(&lock)?;
                 self.releasing.retain(|r| *r != (client, id));
                 let reason = self.refusal(client, &lock, token, holder.as_deref());
-                let etcd = "revoke: etcd has no such lease any more".to_owned();
+                let etcd = format!(
+                    "revoke: etcd has no such lease any more; {}",
+                    held_now(&lock, holder.as_deref())
+                );
                 let kind = EventKind::ReleaseRefused {
                     client,
                     lock: id,
@@ -377,6 +383,14 @@ impl Play<'_> {
             self.emit(now, kind, Map::new(), None);
         }
         Ok(())
+    }
+}
+
+/// Who holds `lock` now by etcd's lock key, for a refusal's sentence.
+fn held_now(lock: &str, holder: Option<&str>) -> String {
+    match holder {
+        Some(holder) => format!("lock/{lock} is {holder}'s now"),
+        None => format!("lock/{lock} does not exist"),
     }
 }
 
