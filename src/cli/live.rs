@@ -139,6 +139,10 @@ pub fn run(args: &LiveArgs) -> Result<ExitCode, Failure> {
         scenario,
     };
     if args.tui {
+        // What can be known before the screen is taken is said on the terminal as it is.
+        if settings.etcd.is_none() && live::server::find_etcd().is_none() {
+            return Err(Failure::usage(live::NO_ETCD));
+        }
         return run_tui(&settings);
     }
     let json = args.format == LiveFormat::Json;
@@ -356,16 +360,18 @@ fn start_text(start: &Start, scenario: &Scenario, fencing: bool) -> String {
         printable(&scenario.title)
     );
     let endpoints = start.endpoints.join(", ");
+    let fate = if start.keeps { "kept" } else { "removed" };
     match &start.private {
         Some(p) => text.push_str(&format!(
-            "etcd {}: the lesson's own, at {endpoints} (pid {}, data in {}, removed at the end)\n",
+            "etcd {}: the lesson's own, at {endpoints} (pid {}, data in {}, {fate} at the end)\n",
             p.version,
             p.pid,
             p.dir.display()
         )),
         None => text.push_str(&format!(
-            "etcd at {endpoints}; this run's keys are under {} and are deleted at the end\n",
-            start.prefix
+            "etcd at {endpoints}; this run's keys are under {} and are {} at the end\n",
+            start.prefix,
+            if start.keeps { "kept" } else { "deleted" }
         )),
     }
     text.push_str(&format!(

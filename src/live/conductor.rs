@@ -145,6 +145,7 @@ fn play(
         ttl_granted,
         pids,
         end,
+        keeps: settings.until.is_some(),
     }));
     let observer = Observer::start(urls, layout, start, TIMEOUT, PATIENCE);
     let reader = Etcd::new(urls, TIMEOUT, PATIENCE);

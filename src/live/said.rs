@@ -27,6 +27,8 @@ pub struct Start {
     pub pids: [u32; 3],
     /// When the lesson ends, since its start.
     pub end: Ms,
+    /// Whether the data is left in place at the end (`--until`).
+    pub keeps: bool,
 }
 
 /// The lesson's own etcd.

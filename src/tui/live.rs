@@ -97,7 +97,8 @@ fn header(board: &Board) -> HeaderData {
                 role: None,
             },
             Field {
-                text: format!("t = {} s real", fmt_seconds(board.now())),
+                // Tenths: a header that changes every millisecond is unreadable.
+                text: format!("t = {} s real", fmt_seconds(board.now() / 100 * 100)),
                 role: None,
             },
         ],
