@@ -365,6 +365,7 @@ impl Client {
                 }
                 Step::Stall { ms, then } => {
                     say(&self.out, &Reply::Stall { ms });
+                    // The conductor stops this process now, and says `go` once it runs again.
                     loop {
                         match orders.recv() {
                             Ok(Order::Go) => break,
@@ -377,18 +378,7 @@ impl Client {
                 Step::Finish { keys } => {
                     jobs_done += 1;
                     let value = format!("{} job {jobs_done}", self.name);
-                    for key in keys {
-                        if let Some(reply) = self.write(lock, key, value.clone(), fenced, None) {
-                            say(&self.out, &reply);
-                        }
-                    }
-                    if let Some(belief) = self.beliefs.get(lock) {
-                        let token = belief.token;
-                        let lock = lock.to_owned();
-                        say(&self.out, &Reply::Releasing { lock, token });
-                    }
-                    let reply = self.release(lock);
-                    say(&self.out, &reply);
+                    self.finish_job(lock, keys, &value, fenced);
                     driver.think(self.clock.now())
                 }
                 Step::GiveUp => {
@@ -408,6 +398,25 @@ impl Client {
                 return;
             }
         }
+    }
+}
+
+impl Client {
+    /// A chaos job's end: a write to each key with its token, then the release (announced
+    /// first, so the conductor never takes the lock key's deletion for an expiry).
+    fn finish_job(&mut self, lock: &str, keys: Vec<String>, value: &str, fenced: bool) {
+        for key in keys {
+            if let Some(reply) = self.write(lock, key, value.to_owned(), fenced, None) {
+                say(&self.out, &reply);
+            }
+        }
+        if let Some(belief) = self.beliefs.get(lock) {
+            let token = belief.token;
+            let lock = lock.to_owned();
+            say(&self.out, &Reply::Releasing { lock, token });
+        }
+        let reply = self.release(lock);
+        say(&self.out, &reply);
     }
 }
 

@@ -24,132 +24,54 @@ impl Play<'_> {
 
     /// One reply of `client`'s running process.
     pub(super) fn reply(&mut self, client: ClientId, reply: Reply) -> Result<(), Fault> {
-        let now = self.now();
-        match reply {
-            Reply::Ready { .. } => {}
+        let note = |text: String| Some(text);
+        let said = match reply {
+            Reply::Ready { .. } => None,
             Reply::Granted {
                 lock,
                 token,
                 lease,
                 ttl,
-            } => self.granted(client, &lock, token, lease, ttl)?,
+            } => return self.granted(client, &lock, token, lease, ttl),
             Reply::Refused {
                 lock,
                 holder,
                 token,
-            } => {
-                let id = self.lock_id(&lock)?;
-                let kind = EventKind::AcquireRefused {
-                    client,
-                    lock: id,
-                    holder: ClientId::from_name(&holder),
-                };
-                let etcd = format!(
-                    "the transaction's compare create_revision(lock/{lock}) == 0 failed: {holder} \
-                     created it at revision {token}"
-                );
-                let mut extra = Map::new();
-                extra.insert("holder_token".into(), json!(token));
-                self.emit(now, kind, extra, Some(etcd));
-                self.retry_later(client, id);
-            }
-            Reply::Renewed { lock, token, ttl } => {
-                let id = self.lock_id(&lock)?;
-                let expires_at = seconds(now) + ttl as f64;
-                let mut lease = 0;
-                if let Some(h) = self.leases[id.index()].as_mut() {
-                    if h.client == client && h.token == token {
-                        h.expires_at = expires_at;
-                        lease = h.lease;
-                    }
-                }
-                let kind = EventKind::Renew {
-                    client,
-                    lock: id,
-                    token,
-                    expires_at,
-                };
-                let etcd = format!("keep-alive of lease {lease:x}: TTL {ttl} s again");
-                let mut extra = Map::new();
-                extra.insert("ttl".into(), json!(ttl));
-                self.emit(now, kind, extra, Some(etcd));
-            }
+            } => return self.refused(client, &lock, &holder, token),
+            Reply::Renewed { lock, token, ttl } => return self.renewed(client, &lock, token, ttl),
             Reply::RenewRefused {
                 lock,
                 token,
                 holder,
-            } => {
-                let id = self.lock_id(&lock)?;
-                let reason = self.refusal(client, &lock, token, holder.as_deref());
-                let etcd = format!(
-                    "keep-alive: etcd has no such lease any more (TTL 0); {}",
-                    held_now(&lock, holder.as_deref())
-                );
-                let kind = EventKind::RenewRefused {
-                    client,
-                    lock: id,
-                    token,
-                    reason,
-                };
-                self.emit(now, kind, Map::new(), Some(etcd));
-            }
+            } => return self.lease_refused(client, &lock, token, holder, true),
             Reply::Releasing { lock, .. } => {
                 let id = self.lock_id(&lock)?;
                 self.releasing.push((client, id));
+                None
             }
-            Reply::Released { lock, token, lease } => self.released(client, &lock, token, lease)?,
+            Reply::Released { lock, token, lease } => {
+                return self.released(client, &lock, token, lease)
+            }
             Reply::ReleaseRefused {
                 lock,
                 token,
                 holder,
-            } => {
-                let id = self.lock_id(&lock)?;
-                self.releasing.retain(|r| *r != (client, id));
-                let reason = self.refusal(client, &lock, token, holder.as_deref());
-                let etcd = format!(
-                    "revoke: etcd has no such lease any more; {}",
-                    held_now(&lock, holder.as_deref())
-                );
-                let kind = EventKind::ReleaseRefused {
-                    client,
-                    lock: id,
-                    token,
-                    reason,
-                };
-                self.emit(now, kind, Map::new(), Some(etcd));
-            }
+            } => return self.lease_refused(client, &lock, token, holder, false),
             Reply::NoLease { lock, what } => {
                 if let Ok(id) = self.lock_id(&lock) {
                     self.releasing.retain(|r| *r != (client, id));
                 }
-                let text =
-                    format!("{client} believes it holds no lease on {lock}, so there is no {what}");
-                (self.say)(Said::Note { t: now, text });
+                note(format!(
+                    "{client} believes it holds no lease on {lock}, so there is no {what}"
+                ))
             }
             Reply::Sent {
                 key,
                 token,
                 delay_ms,
             } => {
-                let lease_live = self.holds(client, token);
-                self.sends.push(InFlight {
-                    client,
-                    key: key.clone(),
-                    token,
-                    sent_at: now,
-                    lease_live,
-                });
-                let etcd = format!(
-                    "{client} holds its request for {} s before it sends it",
-                    fmt_seconds(delay_ms)
-                );
-                let kind = EventKind::Send {
-                    client,
-                    key,
-                    token,
-                    deliver_at: now + delay_ms,
-                };
-                self.emit(now, kind, Map::new(), Some(etcd));
+                self.sent(client, key, token, delay_ms);
+                None
             }
             Reply::Wrote {
                 key,
@@ -162,36 +84,151 @@ impl Play<'_> {
                 revision,
                 delayed,
             } => {
+                let check = if fenced {
+                    FenceCheck::PerKey
+                } else {
+                    FenceCheck::Unchecked
+                };
                 let verdict = Verdict {
-                    judge: Judge::Check(if fenced {
-                        FenceCheck::PerKey
-                    } else {
-                        FenceCheck::Unchecked
-                    }),
+                    judge: Judge::Check(check),
                     token,
                     key_highest,
                     any_highest: None,
                     accepted,
                     replaced_token: replaced.as_ref().map(|(_, t)| *t),
                 };
-                self.wrote(client, key, value, verdict, revision, delayed)?;
+                return self.wrote(client, key, value, verdict, revision, delayed);
             }
-            Reply::Stall { ms } => self.pause(client, ms)?,
-            Reply::GaveUp { lock, token } => {
-                let text = format!(
-                    "{client}'s own clock says its lease with token {token} on {lock} ran out: it gives the job up"
-                );
-                (self.say)(Said::Note { t: now, text });
-            }
+            Reply::Stall { ms } => return self.pause(client, ms),
+            Reply::GaveUp { lock, token } => note(format!(
+                "{client}'s own clock says its lease with token {token} on {lock} ran out: it gives the job up"
+            )),
             Reply::Moved { endpoint, why } => {
-                let text = format!("{client} now speaks to etcd at {endpoint} ({why})");
-                (self.say)(Said::Note { t: now, text });
+                note(format!("{client} now speaks to etcd at {endpoint} ({why})"))
             }
             Reply::Failed { doing, error } => {
                 return Err(Fault(format!("{client} failed {doing}: {error}")));
             }
+        };
+        if let Some(text) = said {
+            let t = self.now();
+            (self.say)(Said::Note { t, text });
         }
         Ok(())
+    }
+
+    fn refused(
+        &mut self,
+        client: ClientId,
+        lock: &str,
+        holder: &str,
+        token: u64,
+    ) -> Result<(), Fault> {
+        let id = self.lock_id(lock)?;
+        let kind = EventKind::AcquireRefused {
+            client,
+            lock: id,
+            holder: ClientId::from_name(holder),
+        };
+        let etcd = format!(
+            "the transaction's compare create_revision(lock/{lock}) == 0 failed: {holder} \
+             created it at revision {token}"
+        );
+        let mut extra = Map::new();
+        extra.insert("holder_token".into(), json!(token));
+        let now = self.now();
+        self.emit(now, kind, extra, Some(etcd));
+        self.retry_later(client, id);
+        Ok(())
+    }
+
+    fn renewed(&mut self, client: ClientId, lock: &str, token: u64, ttl: i64) -> Result<(), Fault> {
+        let id = self.lock_id(lock)?;
+        let now = self.now();
+        let expires_at = seconds(now) + ttl as f64;
+        let mut lease = 0;
+        if let Some(h) = self.leases[id.index()].as_mut() {
+            if h.client == client && h.token == token {
+                h.expires_at = expires_at;
+                lease = h.lease;
+            }
+        }
+        let kind = EventKind::Renew {
+            client,
+            lock: id,
+            token,
+            expires_at,
+        };
+        let etcd = format!("keep-alive of lease {lease:x}: TTL {ttl} s again");
+        let mut extra = Map::new();
+        extra.insert("ttl".into(), json!(ttl));
+        self.emit(now, kind, extra, Some(etcd));
+        Ok(())
+    }
+
+    /// A renew (keep-alive) or release (revoke) of a lease etcd no longer has.
+    fn lease_refused(
+        &mut self,
+        client: ClientId,
+        lock: &str,
+        token: u64,
+        holder: Option<String>,
+        renew: bool,
+    ) -> Result<(), Fault> {
+        let id = self.lock_id(lock)?;
+        let reason = self.refusal(client, lock, token, holder.as_deref());
+        let held = held_now(lock, holder.as_deref());
+        let (kind, etcd) = if renew {
+            let kind = EventKind::RenewRefused {
+                client,
+                lock: id,
+                token,
+                reason,
+            };
+            (
+                kind,
+                format!("keep-alive: etcd has no such lease any more (TTL 0); {held}"),
+            )
+        } else {
+            self.releasing.retain(|r| *r != (client, id));
+            let kind = EventKind::ReleaseRefused {
+                client,
+                lock: id,
+                token,
+                reason,
+            };
+            (
+                kind,
+                format!("revoke: etcd has no such lease any more; {held}"),
+            )
+        };
+        let now = self.now();
+        self.emit(now, kind, Map::new(), Some(etcd));
+        Ok(())
+    }
+
+    /// A write the client holds back: the network delay.
+    fn sent(&mut self, client: ClientId, key: String, token: u64, delay_ms: u64) {
+        let now = self.now();
+        let lease_live = self.holds(client, token);
+        self.sends.push(InFlight {
+            client,
+            key: key.clone(),
+            token,
+            sent_at: now,
+            lease_live,
+        });
+        let etcd = format!(
+            "{client} holds its request for {} s before it sends it",
+            fmt_seconds(delay_ms)
+        );
+        let kind = EventKind::Send {
+            client,
+            key,
+            token,
+            deliver_at: now + delay_ms,
+        };
+        self.emit(now, kind, Map::new(), Some(etcd));
     }
 
     /// Whether `client`'s lease with `token` is live by etcd, as the run last saw it.

@@ -128,8 +128,17 @@ impl Board {
     pub fn apply(&mut self, event: Event) {
         let t = event.t;
         self.tick(t);
+        if !self.lease_event(t, &event.kind) {
+            self.client_event(t, &event.kind);
+        }
+        self.history.emit(t, || event.kind.clone());
+        self.update_lanes();
+    }
+
+    /// An event about a lease (a grant, renew, release, refusal or expiry); whether it was one.
+    fn lease_event(&mut self, t: Ms, kind: &EventKind) -> bool {
         let now_s = seconds(t);
-        match &event.kind {
+        match kind {
             EventKind::Grant {
                 client,
                 lock,
@@ -201,6 +210,14 @@ impl Board {
                     self.leases[lock.index()] = None;
                 }
             }
+            _ => return false,
+        }
+        true
+    }
+
+    /// An event about a client's process, a write or the storage's setting.
+    fn client_event(&mut self, t: Ms, kind: &EventKind) {
+        match kind {
             EventKind::Pause { client, until } => {
                 let c = &mut self.clients[client.index()];
                 c.pause = Some((t, (*until).max(t)));
@@ -235,13 +252,8 @@ impl Board {
                     .mark(client.index(), t, MarkKind::of(verdict.outcome()));
             }
             EventKind::Fencing { on } => self.fencing = *on,
-            EventKind::Corruption { .. }
-            | EventKind::Check { .. }
-            | EventKind::ClockJump { .. }
-            | EventKind::Differs { .. } => {}
+            _ => {}
         }
-        self.history.emit(t, || event.kind.clone());
-        self.update_lanes();
     }
 
     fn lease_is_live(&self, lock: LockId, client: ClientId, token: u64) -> bool {
