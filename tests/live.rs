@@ -340,6 +340,12 @@ fn chaos() {
     assert_eq!(live["seed"], Value::from(7));
     let run = text(&live["run"]).to_owned();
     let (code, stderr, events) = lesson.finish();
+    // --until keeps the lesson's etcd's directory: this test removes it, before anything can
+    // fail.
+    let dir = std::env::temp_dir().join(format!("fencing-lab-live-{run}"));
+    let kept = dir.join("data").is_dir();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(kept, "--until keeps etcd's data in {}", dir.display());
     assert_eq!(code, Some(0), "{stderr}");
     let tokens: Vec<u64> = events
         .iter()
@@ -364,10 +370,6 @@ fn chaos() {
         stderr.contains("etcd's data is kept in"),
         "--until says where the data is: {stderr}"
     );
-    // --until keeps the lesson's etcd's directory: this test removes it.
-    let dir = std::env::temp_dir().join(format!("fencing-lab-live-{run}"));
-    assert!(dir.join("data").is_dir());
-    std::fs::remove_dir_all(&dir).unwrap();
     nothing_left(&run);
 }
 
