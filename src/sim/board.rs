@@ -182,7 +182,9 @@ impl Board {
                 let left = ((expires_at - now_s) * 1000.0).round().max(0.0) as Ms;
                 let local = c.local_time(t);
                 if let Some(b) = c.beliefs[lock.index()].as_mut() {
-                    b.expires_local = local + left;
+                    if b.token == *token {
+                        b.expires_local = local + left;
+                    }
                 }
                 self.history.mark(client.index(), t, MarkKind::Renewed);
             }
@@ -499,5 +501,288 @@ mod tests {
             },
         ]);
         assert_eq!(b.storage()[0].key, "file", "sorted by key");
+    }
+    /// Renewals, releases, refusals, a crash and its restart, fencing switched: each moves the
+    /// lanes, beliefs, marks and truth as the world's own events would.
+    #[test]
+    fn every_kind_of_event_moves_the_board() {
+        use crate::sim::Refusal;
+        use crate::LeaseError;
+        let (c1, c2, c3) = (ClientId::ALL[0], ClientId::ALL[1], ClientId::ALL[2]);
+        let lock = LockId::FIRST;
+        let mut b = board();
+        assert_eq!(
+            b.end, 23_000,
+            "the scenario's end until the run says otherwise"
+        );
+        assert_eq!(
+            b.belief_and_truth(&b.clients()[0]).believes,
+            Believes::Nothing
+        );
+        b.apply(at(
+            0,
+            EventKind::Grant {
+                client: c1,
+                lock,
+                token: 2,
+                expires_at: 3.0,
+            },
+        ));
+        b.apply(at(
+            1_000,
+            EventKind::Renew {
+                client: c1,
+                lock,
+                token: 2,
+                expires_at: 4.0,
+            },
+        ));
+        assert_eq!(
+            b.lease(lock).map(|l| l.expires_at),
+            Some(4.0),
+            "renewed on etcd"
+        );
+        let bt = b.belief_and_truth(&b.clients()[0]);
+        assert_eq!(
+            bt.believes,
+            Believes::Holds {
+                token: 2,
+                left: 3_000
+            }
+        );
+        assert_eq!(bt.truth, Truth::Live { left: 3_000 });
+        assert!(!bt.stale);
+        assert_eq!(b.history().marks(0).last().unwrap().kind, MarkKind::Renewed);
+        b.apply(at(
+            1_500,
+            EventKind::Release {
+                client: c1,
+                lock,
+                token: 2,
+            },
+        ));
+        assert!(b.lease(lock).is_none(), "released");
+        assert_eq!(
+            b.history().marks(0).last().unwrap().kind,
+            MarkKind::Released
+        );
+        assert_eq!(b.lane_state(&b.clients()[0]), LaneState::Idle);
+        // A release with a stale token changes nobody's lease.
+        b.apply(at(
+            2_000,
+            EventKind::Grant {
+                client: c2,
+                lock,
+                token: 5,
+                expires_at: 5.0,
+            },
+        ));
+        b.apply(at(
+            2_100,
+            EventKind::Release {
+                client: c1,
+                lock,
+                token: 2,
+            },
+        ));
+        assert_eq!(b.lease(lock).map(|l| (l.client, l.token)), Some((c2, 5)));
+        let refused = Refusal::Lease(LeaseError::NotHeld {
+            lock: "file-lock".into(),
+            client_id: "client-3".into(),
+        });
+        b.apply(at(
+            2_200,
+            EventKind::ReleaseRefused {
+                client: c3,
+                lock,
+                token: 1,
+                reason: refused.clone(),
+            },
+        ));
+        b.apply(at(
+            2_300,
+            EventKind::RenewRefused {
+                client: c3,
+                lock,
+                token: 1,
+                reason: refused,
+            },
+        ));
+        assert_eq!(b.history().marks(2).len(), 2);
+        assert!(b
+            .history()
+            .marks(2)
+            .iter()
+            .all(|m| m.kind == MarkKind::LeaseRefusal));
+        b.apply(at(
+            2_400,
+            EventKind::AcquireRefused {
+                client: c3,
+                lock,
+                holder: Some(c2),
+            },
+        ));
+        assert_eq!(b.history().marks(2).last().unwrap().kind, MarkKind::Refused);
+        // The holder crashes: it believes nothing, but etcd still holds its lease.
+        b.apply(at(
+            2_500,
+            EventKind::Crash {
+                client: c2,
+                restart_at: 4_500,
+            },
+        ));
+        let c = &b.clients()[1];
+        assert_eq!(b.lane_state(c), LaneState::Crashed);
+        let bt = b.belief_and_truth(c);
+        assert_eq!(
+            (bt.believes, bt.truth),
+            (Believes::Down, Truth::Live { left: 2_500 })
+        );
+        b.apply(at(4_500, EventKind::Restart { client: c2 }));
+        assert_eq!(b.lane_state(&b.clients()[1]), LaneState::Idle);
+        // An expiry of an older token leaves the live lease alone; its own ends it.
+        b.apply(at(
+            4_600,
+            EventKind::Expire {
+                client: c1,
+                lock,
+                token: 2,
+            },
+        ));
+        assert!(b.lease(lock).is_some());
+        b.apply(at(
+            5_300,
+            EventKind::Expire {
+                client: c2,
+                lock,
+                token: 5,
+            },
+        ));
+        assert!(b.lease(lock).is_none());
+        // A frozen client that holds nothing believes it is frozen; a sent write is marked.
+        b.apply(at(
+            5_400,
+            EventKind::Pause {
+                client: c3,
+                until: 6_000,
+            },
+        ));
+        assert_eq!(
+            b.belief_and_truth(&b.clients()[2]).believes,
+            Believes::Frozen
+        );
+        b.apply(at(6_000, EventKind::Resume { client: c3 }));
+        assert_eq!(b.clients()[2].lag, 600);
+        b.apply(at(
+            6_100,
+            EventKind::Send {
+                client: c1,
+                key: "file".into(),
+                token: 2,
+                deliver_at: 8_000,
+            },
+        ));
+        assert_eq!(b.history().marks(0).last().unwrap().kind, MarkKind::Sent);
+        assert!(b.fencing());
+        b.apply(at(6_200, EventKind::Fencing { on: false }));
+        assert!(!b.fencing());
+        assert_eq!(b.stats().grants, 2);
+        assert_eq!(b.now(), 6_200);
+        b.tick(6_100);
+        assert_eq!(b.now(), 6_200, "time never goes back");
+    }
+    /// The edges the world's own rules draw: a belief that ends exactly now is no longer
+    /// stale; a lease is live only for its own client and token; a refused holder keeps
+    /// holding; a renew or release of another token changes nothing.
+    #[test]
+    fn a_lease_is_live_only_for_its_own_client_and_token() {
+        let (c1, c2) = (ClientId::ALL[0], ClientId::ALL[1]);
+        let lock = LockId::FIRST;
+        let mut b = board();
+        b.apply(at(
+            2_000,
+            EventKind::Grant {
+                client: c1,
+                lock,
+                token: 2,
+                expires_at: 5.0,
+            },
+        ));
+        let bt = b.belief_and_truth(&b.clients()[0]);
+        assert_eq!(
+            bt.believes,
+            Believes::Holds {
+                token: 2,
+                left: 3_000
+            },
+            "a 3 s lease from 2 s"
+        );
+        assert_eq!(b.lane_state(&b.clients()[0]), LaneState::Holding);
+        // Asking again while it holds: refused, and it still holds.
+        b.apply(at(
+            2_100,
+            EventKind::AcquireRefused {
+                client: c1,
+                lock,
+                holder: Some(c1),
+            },
+        ));
+        assert_eq!(b.lane_state(&b.clients()[0]), LaneState::Holding);
+        assert_eq!(b.clients()[0].activity, Activity::Holding);
+        // A renew or release naming another token leaves the lease as it is.
+        b.apply(at(
+            2_200,
+            EventKind::Renew {
+                client: c1,
+                lock,
+                token: 9,
+                expires_at: 8.0,
+            },
+        ));
+        assert_eq!(b.lease(lock).map(|l| l.expires_at), Some(5.0));
+        // etcd ends the lease early (as seen), and hands the same number to client 2: client
+        // 1's belief is not that lease.
+        b.apply(at(
+            2_400,
+            EventKind::Expire {
+                client: c1,
+                lock,
+                token: 2,
+            },
+        ));
+        b.apply(at(
+            2_500,
+            EventKind::Grant {
+                client: c2,
+                lock,
+                token: 2,
+                expires_at: 5.5,
+            },
+        ));
+        let c = &b.clients()[0];
+        assert_eq!(
+            b.lane_state(c),
+            LaneState::Stale,
+            "client 1 counts time on a lease that ended"
+        );
+        let bt = b.belief_and_truth(c);
+        assert_eq!(bt.truth, Truth::Ended { ago: 100 });
+        assert!(bt.stale);
+        // Exactly when its own clock says the lease ran out, it no longer thinks it holds it.
+        b.tick(5_000);
+        let c = &b.clients()[0];
+        assert_eq!(c.believed_left(lock, 5_000), Some(0));
+        assert_eq!(b.lane_state(c), LaneState::Idle);
+        assert!(!b.belief_and_truth(c).stale);
+        // A release naming another token than the live lease's ends nothing.
+        b.apply(at(
+            5_100,
+            EventKind::Release {
+                client: c2,
+                lock,
+                token: 9,
+            },
+        ));
+        assert_eq!(b.lease(lock).map(|l| (l.client, l.token)), Some((c2, 2)));
     }
 }
