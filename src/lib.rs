@@ -32,6 +32,7 @@ mod storage;
 
 pub mod cli;
 pub mod lab;
+pub mod live;
 pub mod pictures;
 pub mod sim;
 pub mod tui;

@@ -1,8 +1,9 @@
-//! The module arrows point one way. `src/sim/`, `src/tui/` and `src/pictures/` are each layered
-//! as their module doc lists it (each module uses only those above it), and the crate's layers
-//! stack: the library uses nothing of the rest; the simulation nothing of the UI, the pictures or
-//! the command line; the UI nothing of the pictures or the command line; the pictures nothing of
-//! the command line. A module that reaches up fails here.
+//! The module arrows point one way. `src/sim/`, `src/tui/`, `src/live/` and `src/pictures/` are
+//! each layered as their module doc lists it (each module uses only those above it), and the
+//! crate's layers stack: the library uses nothing of the rest; the simulation nothing of the UI,
+//! the pictures, the live lesson or the command line; the live lesson only the library and the
+//! simulation; the UI nothing of the pictures, the live lesson or the command line; the pictures
+//! nothing of the command line. A module that reaches up fails here.
 
 use std::fs;
 use std::path::Path;
@@ -143,6 +144,11 @@ fn the_lab_is_layered_one_way() {
 }
 
 #[test]
+fn the_live_lesson_is_layered_one_way() {
+    check_layers("src/live");
+}
+
+#[test]
 fn the_ui_is_layered_one_way() {
     check_layers("src/tui");
 }
@@ -190,10 +196,20 @@ fn the_crate_layers_stack_library_sim_ui_cli() {
                 "crate::cli",
                 "crate::lab",
                 "crate::pictures",
+                "crate::live",
             ],
-            "sim" => &["crate::tui", "crate::cli", "crate::lab", "crate::pictures"],
-            "lab" => &["crate::tui", "crate::cli", "crate::pictures"],
-            "tui" => &["crate::cli", "crate::pictures"],
+            "sim" => &[
+                "crate::tui",
+                "crate::cli",
+                "crate::lab",
+                "crate::pictures",
+                "crate::live",
+            ],
+            "lab" => &["crate::tui", "crate::cli", "crate::pictures", "crate::live"],
+            // The live lesson uses the library and the simulation; the UI reads what it does
+            // only through the simulation's board.
+            "live" => &["crate::tui", "crate::cli", "crate::pictures", "crate::lab"],
+            "tui" => &["crate::cli", "crate::pictures", "crate::live"],
             "pictures" => &["crate::cli"],
             _ => &[],
         }
@@ -208,6 +224,7 @@ fn the_crate_layers_stack_library_sim_ui_cli() {
             "clock.rs" | "lock.rs" | "storage.rs" => "library",
             "sim" => "sim",
             "lab" => "lab",
+            "live" => "live",
             "tui" => "tui",
             "pictures" => "pictures",
             _ => continue,

@@ -34,6 +34,7 @@ use crate::FenceCheck;
   fencing-lab run gc-pause --format svg > gc-pause.svg   the space-time diagram, for a slide
   fencing-lab export gc-pause -o lesson.html   the lesson as one page for students' browsers
   fencing-lab run gc-pause --format cast > gc-pause.cast   the UI stepping through it, for asciinema
+  fencing-lab live gc-pause                the same lesson on a real etcd, in real seconds
 
 Exit codes: 0 done; 1 a check found a violation (a fenced chaos run accepted a stale write);
 2 bad input, or a failure to run."
@@ -147,6 +148,19 @@ pub enum Command {
     /// with the first failing step most students share. Exits 0 when every submission was
     /// judged (a broken one's row says why), 2 when grading itself could not run.
     Grade(GradeArgs),
+    /// Play a lesson on a real etcd: three client processes of this program, etcd's revision
+    /// as the fencing token, a SIGSTOP as the GC pause, the storage's check as an etcd
+    /// transaction.
+    ///
+    /// Times are real seconds (gc-pause takes about 23 s). Without --etcd it starts a private
+    /// single-node etcd (etcd must be on the PATH) and removes it at the end; with --etcd it
+    /// works under a prefix of its own (fencing-lab/<run id>/) and deletes it after, unless
+    /// --until leaves it for a look. Exits 0 when the lesson was told, 2 when it could not be
+    /// (no etcd, an endpoint that does not answer, a client process that died, Ctrl-C).
+    Live(super::live::LiveArgs),
+    /// One client process of `live` (started by `live` itself).
+    #[command(hide = true)]
+    LiveClient(super::live::ClientArgs),
 }
 
 /// The options of `fencing-lab chaos`.
@@ -419,7 +433,7 @@ fn digits<T: std::str::FromStr>(text: &str) -> Option<T> {
         .flatten()
 }
 
-fn parse_seed(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_seed(text: &str) -> Result<u64, String> {
     digits(text).ok_or_else(|| {
         format!(
             "a seed must be a whole number from 0 to {}, got '{text}'",
@@ -482,7 +496,7 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
-fn parse_time(text: &str) -> Result<Ms, String> {
+pub(crate) fn parse_time(text: &str) -> Result<Ms, String> {
     parse_seconds(text).map(to_ms)
 }
 

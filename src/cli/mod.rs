@@ -7,6 +7,7 @@ pub mod export;
 pub mod grade;
 pub mod interrupt;
 pub mod lab;
+pub mod live;
 pub mod progress;
 pub mod report;
 
@@ -309,6 +310,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             export::export(&scenario, &world, &output, until)?;
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Live(args)) => live::run(&args),
+        Some(Command::LiveClient(args)) => live::client(&args),
         Some(Command::Chaos(args)) => {
             let mut out = io::BufWriter::new(stdout.lock());
             let code = chaos::run(&mut out, &args)?;

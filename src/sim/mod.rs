@@ -21,6 +21,7 @@
 //! 12. [`recording`]: a session saved and loaded.
 //! 13. [`lesson`]: captions that are true, questions, belief beside truth.
 //! 14. [`story`]: a run told in time order, for transcripts, handouts and pages.
+//! 15. [`board`]: a run played on a real etcd (`live`), as the UI reads it.
 
 pub mod files;
 pub mod systems;
@@ -52,6 +53,8 @@ pub mod recording;
 pub mod lesson;
 
 pub(crate) mod story;
+
+pub mod board;
 
 pub use backend::{built_in, Backend, BackendFactory, LockApi, NextToken, StorageApi};
 pub use client::{Activity, Belief, Client};

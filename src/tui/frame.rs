@@ -630,7 +630,7 @@ fn footer(app: &App) -> FooterData {
     }
 }
 
-fn event_role(kind: &EventKind) -> Option<Role> {
+pub(super) fn event_role(kind: &EventKind) -> Option<Role> {
     Some(match kind {
         EventKind::Write { verdict, .. } => match verdict.outcome() {
             Outcome::Rejected => Role::Rejected,

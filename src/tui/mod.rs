@@ -10,11 +10,13 @@
 //! 5. [`frame`]: a frame's data, derived once from the app.
 //! 6. [`view`]: widgets that lay the frame's data out.
 //! 7. [`terminal`]: the loop, the signals and the terminal's modes.
+//! 8. [`live`]: the lesson on a real etcd, drawn from the board its run fills, and its loop.
 
 mod action;
 mod app;
 mod frame;
 mod keys;
+mod live;
 mod terminal;
 mod theme;
 mod view;
@@ -22,6 +24,7 @@ mod view;
 pub use app::{Action, App, Mode, Overlay, Prediction, HELP_PAGES, SPEEDS, STEPS};
 pub use frame::{duration, FrameData, HEADER_PRIORITY};
 pub use keys::{action_for, help_rows, hints, key_label, keymap, Binding};
+pub use live::{live_frame, live_text, run_live};
 pub use terminal::{clamped, report_save, run_terminal};
 pub use theme::{Role, Theme};
 pub use view::{

@@ -89,7 +89,7 @@ pub fn clamped((w, h): (u16, u16)) -> Rect {
 }
 
 /// Raw mode, the alternate screen, the cursor hidden.
-fn enter() -> io::Result<()> {
+pub(super) fn enter() -> io::Result<()> {
     terminal::enable_raw_mode()?;
     let mut out = io::stdout();
     crossterm::execute!(out, EnterAlternateScreen, crossterm::cursor::Hide)?;
@@ -97,7 +97,7 @@ fn enter() -> io::Result<()> {
 }
 
 /// Puts the terminal back as it was: cooked mode, main screen, cursor shown.
-fn restore() {
+pub(super) fn restore() {
     let _ = terminal::disable_raw_mode();
     let mut out = io::stdout();
     let _ = crossterm::execute!(out, LeaveAlternateScreen, crossterm::cursor::Show);

@@ -18,8 +18,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;
 use ratatui::Frame;
 
-use super::app::{App, Overlay};
+use super::app::{App, Mode, Overlay};
 use super::frame::FrameData;
+use super::theme::Theme;
 
 pub use fit::{clip, wrap};
 pub use overlays::help_pages;
@@ -96,8 +97,23 @@ fn draw_area(area: Rect, buf: &mut Buffer, app: &App) {
         return;
     }
     let data = FrameData::of(app);
-    let theme = app.theme();
-    let h = heights(&data, area.width, area.height);
+    draw_data(area, buf, &data, app.theme(), app.mode_beneath());
+}
+
+/// Draws a frame's data (from the app, or from a live run's board) onto `buf`; `beneath` is the
+/// key table the help describes.
+pub fn draw_data(area: Rect, buf: &mut Buffer, data: &FrameData, theme: &Theme, beneath: Mode) {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        overlays::TooSmall {
+            width: area.width,
+            height: area.height,
+            min_width: MIN_WIDTH,
+            min_height: MIN_HEIGHT,
+        }
+        .render(area, buf);
+        return;
+    }
+    let h = heights(data, area.width, area.height);
     // Rows nothing needs (a hidden log) stay blank above the footer, which keeps the last row.
     let [header, timeline, panels, caption, log, _, footer] = Layout::vertical([
         Constraint::Length(2),
@@ -188,7 +204,7 @@ fn draw_area(area: Rect, buf: &mut Buffer, app: &App) {
         Overlay::None => {}
         Overlay::Help { page } => overlays::Help {
             page,
-            mode: app.mode_beneath(),
+            mode: beneath,
             theme,
         }
         .render(area, buf),

@@ -1,0 +1,91 @@
+//! What a live run tells as it goes, and how it can fail: one sentence each.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use crate::sim::board::StoredRow;
+use crate::sim::{Event, Ms, Stats};
+
+/// Where and how the run happens, told once at its start.
+#[derive(Clone, Debug)]
+pub struct Start {
+    pub run_id: String,
+    /// `fencing-lab/<run id>/`.
+    pub prefix: String,
+    pub endpoints: Vec<String>,
+    /// The lesson's own etcd, when no `--etcd` was given.
+    pub private: Option<Private>,
+    /// The lesson's lease, in seconds.
+    pub lease_seconds: f64,
+    /// The TTL asked of etcd (whole seconds, rounded up).
+    pub ttl_asked: i64,
+    /// The TTL etcd granted a probe lease of that length (its minimum may be higher).
+    pub ttl_granted: i64,
+    /// The client processes' ids, by client.
+    pub pids: [u32; 3],
+    /// When the lesson ends, since its start.
+    pub end: Ms,
+    /// Whether the data is left in place at the end (`--until`).
+    pub keeps: bool,
+}
+
+/// The lesson's own etcd.
+#[derive(Clone, Debug)]
+pub struct Private {
+    pub pid: u32,
+    pub dir: PathBuf,
+    pub version: String,
+}
+
+/// One thing the run says.
+#[derive(Clone, Debug)]
+pub enum Said {
+    Start(Start),
+    /// An event of the lesson, with etcd's side of it: fields for the JSON line, and a
+    /// sentence for the transcript.
+    Event {
+        event: Event,
+        extra: Map<String, Value>,
+        etcd: Option<String>,
+    },
+    /// The storage as read back from etcd after a write.
+    Storage(Vec<StoredRow>),
+    /// Time passes.
+    Tick(Ms),
+    /// A sentence for the transcript that is no event (a client with no lease sends nothing).
+    Note {
+        t: Ms,
+        text: String,
+    },
+}
+
+/// How the run ended.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    pub stats: Stats,
+    /// When, since the start.
+    pub at: Ms,
+    pub fencing: bool,
+    /// What was cleaned up, or where the data was left (`--until`): one sentence.
+    pub afterwards: String,
+    /// Whether the data was left in place.
+    pub kept: bool,
+}
+
+/// Why the lesson could not be told, in one sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault(pub String);
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for Fault {
+    fn from(s: String) -> Fault {
+        Fault(s)
+    }
+}
