@@ -154,6 +154,9 @@ struct Grant {
     granted_at: f64,
     expires_at: f64,
     released: bool,
+    /// Whether its end (release or expiry) has taken a number, under
+    /// [`LockService::numbering_every_change`].
+    end_numbered: bool,
 }
 
 impl Grant {
@@ -180,6 +183,8 @@ pub struct LockService<C: Clock> {
     clock: C,
     lease_seconds: f64,
     next_token: Option<u64>,
+    /// Whether a lease's end takes a number too, as etcd's revision and ZooKeeper's zxid do.
+    every_change: bool,
     grants: HashMap<String, Grant>,
     /// The highest finite clock reading seen (f64 bits), so a clock that steps back cannot revive
     /// a lease. Atomic because read-only queries like `holder` count as readings too.
@@ -199,6 +204,7 @@ impl<C: Clock> LockService<C> {
             clock,
             lease_seconds,
             next_token: Some(first_token),
+            every_change: false,
             grants: HashMap::new(),
             high_water: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
         })
@@ -211,8 +217,42 @@ impl<C: Clock> LockService<C> {
             clock,
             lease_seconds: self.lease_seconds,
             next_token: self.next_token,
+            every_change: self.every_change,
             grants: self.grants.clone(),
             high_water: AtomicU64::new(self.high_water.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// The same service, numbering every change to its locks as etcd's revision and ZooKeeper's
+    /// zxid do: a grant takes the next number, and so does each lease's end (a release or an
+    /// expiry deletes the lock key, which is a change too). The tokens of successive grants then
+    /// jump, and still only go up.
+    ///
+    /// ```
+    /// use fencing_lab::{LockService, ManualClock};
+    /// let clock = ManualClock::new(0.0);
+    /// let mut locks = LockService::new(clock.clone(), 10.0, 2).unwrap().numbering_every_change();
+    /// assert_eq!(locks.acquire("file", "client-1").unwrap().token, 2);
+    /// clock.advance(10.0); // the lease ends: number 3
+    /// assert_eq!(locks.acquire("file", "client-2").unwrap().token, 4);
+    /// ```
+    #[must_use]
+    pub fn numbering_every_change(mut self) -> Self {
+        self.every_change = true;
+        self
+    }
+
+    /// Under [`numbering_every_change`](Self::numbering_every_change), gives each lease that has
+    /// ended by `now` and has no number for its end yet the next one.
+    fn number_ended(&mut self, now: f64) {
+        if !self.every_change {
+            return;
+        }
+        for grant in self.grants.values_mut() {
+            if !grant.end_numbered && !grant.is_live_at(now) {
+                grant.end_numbered = true;
+                self.next_token = self.next_token.and_then(|t| t.checked_add(1));
+            }
         }
     }
 
@@ -231,6 +271,7 @@ impl<C: Clock> LockService<C> {
     /// used up. A refused acquire uses no token.
     pub fn acquire(&mut self, name: &str, client_id: &str) -> Option<Lease> {
         let now = self.observe().ok()?;
+        self.number_ended(now);
         let token = self.next_token?;
         let expires_at = now + self.lease_seconds;
         match self.grants.get_mut(name) {
@@ -242,6 +283,7 @@ impl<C: Clock> LockService<C> {
                 grant.granted_at = now;
                 grant.expires_at = expires_at;
                 grant.released = false;
+                grant.end_numbered = false;
             }
             None => {
                 self.grants.insert(
@@ -252,6 +294,7 @@ impl<C: Clock> LockService<C> {
                         granted_at: now,
                         expires_at,
                         released: false,
+                        end_numbered: false,
                     },
                 );
             }
@@ -296,6 +339,7 @@ impl<C: Clock> LockService<C> {
         let now = self.observe()?;
         let grant = Self::check_holder(&mut self.grants, name, client_id, token, now)?;
         grant.released = true;
+        self.number_ended(now);
         Ok(())
     }
 
@@ -324,7 +368,20 @@ impl<C: Clock> LockService<C> {
 
     /// The token the next grant will carry, or `None` once the token space is used up.
     pub fn next_token(&self) -> Option<u64> {
-        self.next_token
+        // Only a service numbering every change reads the clock here: one numbering grants
+        // alone answers without looking at the time.
+        if !self.every_change {
+            return self.next_token;
+        }
+        let ended = match self.peek() {
+            Some(now) => self
+                .grants
+                .values()
+                .filter(|g| !g.end_numbered && !g.is_live_at(now))
+                .count() as u64,
+            _ => 0,
+        };
+        self.next_token.and_then(|t| t.checked_add(ended))
     }
 
     /// How long each lease lasts, in seconds.
@@ -402,5 +459,42 @@ impl<C: Clock> LockService<C> {
             });
         }
         Ok(grant)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ManualClock;
+
+    #[test]
+    fn numbering_every_change_counts_each_release_and_each_expiry_once() {
+        let clock = ManualClock::new(0.0);
+        let mut locks = LockService::new(clock.clone(), 5.0, 2)
+            .unwrap()
+            .numbering_every_change();
+        assert_eq!(locks.acquire("a", "c1").unwrap().token, 2);
+        assert_eq!(locks.acquire("b", "c2").unwrap().token, 3);
+        locks.release("a", "c1", 2).unwrap(); // 4
+        assert_eq!(locks.next_token(), Some(5));
+        clock.advance(5.0); // b's lease ends: 5, counted once however often it is looked at
+        assert_eq!(locks.next_token(), Some(6));
+        assert_eq!(locks.next_token(), Some(6));
+        assert!(locks.renew("b", "c2", 3).is_err());
+        assert_eq!(locks.acquire("a", "c3").unwrap().token, 6);
+        assert_eq!(locks.acquire("b", "c3").unwrap().token, 7);
+        // A renewal changes no key's existence: no number.
+        assert!(locks.renew("b", "c3", 7).is_ok());
+        assert_eq!(locks.next_token(), Some(8));
+    }
+
+    #[test]
+    fn by_default_only_a_grant_takes_a_number() {
+        let clock = ManualClock::new(0.0);
+        let mut locks = LockService::with_defaults(clock.clone());
+        assert_eq!(locks.acquire("a", "c1").unwrap().token, 1);
+        locks.release("a", "c1", 1).unwrap();
+        clock.advance(20.0);
+        assert_eq!(locks.acquire("a", "c2").unwrap().token, 2);
     }
 }

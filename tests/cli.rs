@@ -409,10 +409,10 @@ fn frame_compare_has_sensible_defaults_and_a_verdict_in_each_pane() {
 fn as_etcd_relabels_the_token_on_screen_and_in_the_transcript() {
     let frame = stdout_of(&["frame", "gc-pause", "--at", "16.5", "--as", "etcd"]);
     assert!(frame.contains("etcd: revision >= highest(key)"), "{frame}");
-    assert!(frame.contains("client-2  revision 2"), "{frame}");
+    assert!(frame.contains("client-2  revision 4"), "{frame}");
     insta::assert_snapshot!("frame_gc_pause_as_etcd", frame);
     let run = stdout_of(&["run", "gc-pause", "--as", "etcd"]);
-    assert!(run.contains("REJECTED, revision 1 < 2, the highest revision 'file' has accepted"));
+    assert!(run.contains("REJECTED, revision 2 < 4, the highest revision 'file' has accepted"));
     assert!(run.contains("as etcd"), "{run}");
     let redlock = stdout_of(&["run", "gc-pause", "--as", "redlock"]);
     assert!(
@@ -422,7 +422,7 @@ fn as_etcd_relabels_the_token_on_screen_and_in_the_transcript() {
     assert!(redlock.contains("CORRUPTED DATA!"), "{redlock}");
     // JSON keeps its field names whatever the words.
     let json = stdout_of(&["run", "gc-pause", "--as", "etcd", "--format", "json"]);
-    assert!(json.contains("\"token\":1"), "{json}");
+    assert!(json.contains("\"token\":2"), "{json}");
     let err = usage_error(&["run", "gc-pause", "--as", "mongo"]);
     assert!(err.contains("use one of etcd, zookeeper"), "{err}");
 }

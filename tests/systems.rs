@@ -130,3 +130,124 @@ fn the_vocabulary_replaces_whole_words_only() {
     let plain = fencing_lab::sim::Vocab::plain(&["file-lock".into()]);
     assert_eq!(plain.say("fencing token 1"), "fencing token 1");
 }
+
+/// Where `text` says one number is above another, or that numbers rise.
+fn claims_order(text: &str) -> Option<&'static str> {
+    let lower = text.to_lowercase();
+    [
+        "higher",
+        "highest",
+        "lower",
+        " < ",
+        " > ",
+        ">=",
+        "only go up",
+        "rises",
+    ]
+    .into_iter()
+    .find(|claim| lower.contains(claim))
+}
+
+#[test]
+fn a_system_with_no_token_is_never_said_to_hand_out_a_rising_number() {
+    // Every caption at every moment of every lesson, and every transcript line: a system with
+    // no token has no number for the storage to compare, nor one that only goes up.
+    for system in SYSTEMS.iter().filter(|s| !s.has_token) {
+        for scenario in Scenario::all_built_in() {
+            let setup = Setup::new(Arc::new(scenario.clone())).as_system(system);
+            let session = Session::played_to(setup, scenario.end);
+            let lesson = fencing_lab::sim::Lesson::of(&session);
+            for t in common::event_and_beat_moments(&session) {
+                let caption = lesson.caption(fencing_lab::sim::RunView::of(&session), t);
+                if let Some(claim) = claims_order(&caption.text) {
+                    panic!(
+                        "--as {} {} at {t} ms: the caption says {claim:?}: {}",
+                        system.id, scenario.name, caption.text
+                    );
+                }
+            }
+            let mut out = Vec::new();
+            fencing_lab::cli::report::transcript(&mut out, &session).unwrap();
+            for line in String::from_utf8(out).unwrap().lines() {
+                if let Some(claim) = claims_order(line) {
+                    panic!(
+                        "--as {} {}: the transcript says {claim:?}: {line}",
+                        system.id, scenario.name
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Every number `text` gives after `word` ("revision 4"), and every inequality ("2 < 4").
+fn numbers_after(text: &str, word: &str) -> Vec<u64> {
+    let lower = text.to_lowercase();
+    lower
+        .match_indices(&format!("{word} "))
+        .filter_map(|(i, m)| {
+            let rest = &lower[i + m.len()..];
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .collect()
+}
+
+#[test]
+fn a_system_that_numbers_every_change_jumps_and_every_caption_says_its_numbers() {
+    use fencing_lab::sim::{EventKind, Lesson, RunView};
+    use fencing_lab::FenceCheck;
+    let settings = [
+        (true, FenceCheck::PerKey),
+        (true, FenceCheck::Strict),
+        (true, FenceCheck::Global),
+        (false, FenceCheck::PerKey),
+    ];
+    for system in SYSTEMS.iter().filter(|s| s.numbering.is_some()) {
+        let mut jumped = false;
+        let scripted = Scenario::all_built_in()
+            .iter()
+            .filter(|s| s.chaos.is_none());
+        for scenario in scripted {
+            for (fencing, check) in settings {
+                let setup = Setup::new(Arc::new(scenario.clone()))
+                    .as_system(system)
+                    .fencing(fencing)
+                    .check(check);
+                let session = Session::played_to(setup, scenario.end);
+                let grants: Vec<u64> = session
+                    .world()
+                    .events()
+                    .iter()
+                    .filter_map(|e| match e.kind {
+                        EventKind::Grant { token, .. } => Some(token),
+                        _ => None,
+                    })
+                    .collect();
+                jumped |= grants.windows(2).any(|w| w[1] > w[0] + 1);
+                assert!(
+                    grants.windows(2).all(|w| w[1] > w[0]),
+                    "{} {}: grants only go up: {grants:?}",
+                    system.id,
+                    scenario.name
+                );
+                let lesson = Lesson::of(&session);
+                for t in common::event_and_beat_moments(&session) {
+                    let text = lesson.caption(RunView::of(&session), t).text;
+                    for n in numbers_after(&text, system.word) {
+                        assert!(
+                            grants.contains(&n),
+                            "--as {} {} fencing={fencing} {} at {t} ms: the caption names {} \
+                             {n}, which no grant carried ({grants:?}): {text}",
+                            system.id,
+                            scenario.name,
+                            check.name(),
+                            system.word
+                        );
+                    }
+                }
+            }
+        }
+        assert!(jumped, "--as {}: no two grants ever jumped", system.id);
+    }
+}

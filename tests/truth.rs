@@ -902,8 +902,14 @@ fn another_clients_lease_with_the_same_token_is_not_this_clients() {
 
 /// Words that are true of one storage setting only, and the settings they are true of.
 const SETTING_WORDS: [(&str, &[Variant]); 6] = [
-    ("fencing on", &[Variant::Fenced, Variant::Strict, Variant::Global]),
-    ("fencing is on", &[Variant::Fenced, Variant::Strict, Variant::Global]),
+    (
+        "fencing on",
+        &[Variant::Fenced, Variant::Strict, Variant::Global],
+    ),
+    (
+        "fencing is on",
+        &[Variant::Fenced, Variant::Strict, Variant::Global],
+    ),
     ("fencing off", &[Variant::Unfenced]),
     ("fencing is off", &[Variant::Unfenced]),
     ("strict check", &[Variant::Strict]),
@@ -915,7 +921,9 @@ fn no_caption_names_a_setting_other_than_the_one_in_force() {
     // The lecturer switches fencing or the check at every beat of every scripted lesson; from
     // then on, no caption may speak of the setting that is no longer in force.
     let mut checked = 0;
-    let scripted = Scenario::all_built_in().iter().filter(|s| s.chaos.is_none());
+    let scripted = Scenario::all_built_in()
+        .iter()
+        .filter(|s| s.chaos.is_none());
     for scenario in scripted {
         for (fencing, check) in SETTINGS {
             let switches = [
@@ -940,12 +948,14 @@ fn no_caption_names_a_setting_other_than_the_one_in_force() {
                         };
                         // A caption may tell of a write judged just before the switch at its
                         // own instant, so the setting in force before its stretch counts too.
-                        let in_force = [view.variant_at(from.saturating_sub(1)), view.variant_at(t)];
+                        let in_force =
+                            [view.variant_at(from.saturating_sub(1)), view.variant_at(t)];
                         let now = in_force[1];
                         let text = caption.text.to_lowercase();
                         for (words, true_of) in SETTING_WORDS {
                             assert!(
-                                !text.contains(words) || in_force.iter().any(|v| true_of.contains(v)),
+                                !text.contains(words)
+                                    || in_force.iter().any(|v| true_of.contains(v)),
                                 "{} fencing={fencing} {}, {kind:?} at {} ms: at {t} ms the \
                                  setting is {now:?} but the caption says {words:?}: {text}",
                                 scenario.name,

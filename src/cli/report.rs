@@ -70,7 +70,7 @@ pub fn transcript(out: &mut impl Write, session: &Session) -> io::Result<()> {
         out,
         "{}: {}",
         printable(&scenario.name),
-        printable(&lesson.vocab().say(&scenario.title))
+        printable(&lesson.vocab().say_script(&scenario.title))
     )?;
     writeln!(out, "{}\n", settings_line(session.setup()))?;
     let mut last_t = None;

@@ -35,7 +35,7 @@ pub fn settings_without_seed(setup: &Setup) -> String {
     let line = format!(
         "lease {} s, first token {}, fencing {fencing}",
         fmt_seconds(scenario.lease_ms),
-        scenario.first_token
+        setup.first_token()
     );
     // With `--as`, in the system's words, and naming it.
     match setup.system {

@@ -80,10 +80,24 @@ pub type BackendFactory = Arc<dyn Fn(&Scenario, FenceCheck) -> Backend + Send + 
 
 /// This project's library: [`LockService`] over a [`ManualClock`], and [`CheckedStorage`].
 pub fn built_in() -> BackendFactory {
-    Arc::new(|scenario: &Scenario, check: FenceCheck| {
+    built_in_numbered(false)
+}
+
+/// The library numbering every change to its locks, as etcd's revision and ZooKeeper's zxid do
+/// (`every_change`), or one number a grant. A store that numbers its changes has made one
+/// before the first grant (etcd's empty store, ZooKeeper's parent znode), so its first grant
+/// comes one after the scenario's first token.
+pub fn built_in_numbered(every_change: bool) -> BackendFactory {
+    Arc::new(move |scenario: &Scenario, check: FenceCheck| {
         let clock = ManualClock::new(0.0);
-        let service = LockService::new(clock.clone(), scenario.lease_seconds, scenario.first_token)
+        let first = scenario.first_token.saturating_add(u64::from(every_change));
+        let service = LockService::new(clock.clone(), scenario.lease_seconds, first)
             .expect("scenario validation guarantees a valid lease");
+        let service = if every_change {
+            service.numbering_every_change()
+        } else {
+            service
+        };
         Backend {
             locks: Box::new(BuiltInLocks { clock, service }),
             storage: Box::new(CheckedStorage::new(check)),

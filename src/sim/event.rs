@@ -170,6 +170,54 @@ impl Vocab {
         out.push_str(rest);
         out
     }
+
+    /// A lesson's own sentence (a scripted caption, a title, a question) in this vocabulary.
+    /// Under a system with no token it also loses its claims that the numbers are ordered:
+    /// such a system hands out no number that rises, and the grant numbers are the lesson's own.
+    pub fn say_script(&self, text: &str) -> String {
+        let said = self.say(text);
+        match self.system {
+            Some(system) if !system.has_token => without_order_claims(&said, self.token),
+            _ => said,
+        }
+    }
+}
+
+/// Words that say one number is above another, or that numbers only go up.
+const ORDER_WORDS: [&str; 12] = [
+    "higher", "highest", "lower", "newer", "older", "above", "below", " < ", " > ", ">=", "<=",
+    "only go",
+];
+
+/// `text` without its claims that `word`s are ordered: a system with no token hands out no
+/// number that rises, so "gets grant 2: every grant gets a higher grant than any before" keeps
+/// only "gets grant 2". A sentence's clause (after its last colon or comma before the claim)
+/// goes; a sentence that is all claim goes whole.
+fn without_order_claims(text: &str, word: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for sentence in text.split_inclusive(". ") {
+        let lower = sentence.to_ascii_lowercase();
+        let claim = ORDER_WORDS
+            .iter()
+            .filter_map(|w| lower.find(w))
+            .min()
+            .filter(|_| find_word(sentence, word).is_some());
+        let Some(at) = claim else {
+            out.push_str(sentence);
+            continue;
+        };
+        let cut = sentence[..at].rfind([':', ',', ';']);
+        if let Some(cut) = cut.filter(|&c| find_word(&sentence[..c], word).is_some()) {
+            out.push_str(&sentence[..cut]);
+            // A closing reference ("(section 2.2)") is no claim and stays.
+            let end = sentence.trim_end().trim_end_matches('.');
+            if let Some(open) = end.rfind(" (").filter(|_| end.ends_with(')')) {
+                out.push_str(&end[open..]);
+            }
+            out.push_str(if sentence.ends_with(". ") { ". " } else { "." });
+        }
+    }
+    out
 }
 
 /// Where `word` (either case of its first letter) starts as a whole word in `text`, plural
@@ -720,5 +768,33 @@ mod tests {
         let plain = Vocab::plain(&["file".to_owned()]);
         assert_eq!(plain.say("the fencing token"), "the fencing token");
         assert_eq!(plain.say_owned("token 1".to_owned()), "token 1");
+    }
+
+    #[test]
+    fn a_system_with_no_token_loses_only_the_claims_that_numbers_are_ordered() {
+        let locks = ["file-lock".to_owned()];
+        let redlock = Vocab::of(&locks, crate::sim::systems::find("redlock"));
+        assert_eq!(
+            redlock
+                .say_script("Client 2 gets token 2: every grant gets a higher token. It writes."),
+            "Client 2 gets grant 2. It writes."
+        );
+        assert_eq!(
+            redlock
+                .say_script("Per-key fence tokens: each key keeps its highest token (section 2.2)"),
+            "Per-key fence grants (section 2.2)."
+        );
+        // A sentence that is all claim goes whole; one without the word stays.
+        assert_eq!(
+            redlock.say_script("Tokens only go up. The lease is higher up."),
+            "The lease is higher up."
+        );
+        // Event lines are not scripts: a value may say "newer" and stays.
+        assert_eq!(
+            redlock.say("token 2 writes newer data"),
+            "grant 2 writes newer data"
+        );
+        let etcd = Vocab::of(&locks, crate::sim::systems::find("etcd"));
+        assert_eq!(etcd.say_script("a higher token"), "a higher revision");
     }
 }

@@ -5,7 +5,7 @@
 use super::event::{outcome_word, Event, EventKind, LockId, Refusal, Vocab};
 use super::text::printable;
 use super::time::{fmt_seconds, fmt_service_seconds, fmt_signed};
-use crate::{LeaseError, Outcome};
+use crate::{LeaseError, Outcome, Verdict};
 
 /// How a sentence should look: colour and weight follow what it says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -149,7 +149,7 @@ fn plain_line(event: &Event, vocab: &Vocab) -> String {
                 "{client} writes \"{value}\" to {key} with {word} {}{sent}: {}, {}",
                 verdict.token,
                 outcome_word(verdict.outcome()),
-                verdict.reason(key)
+                write_reason(verdict, key, vocab)
             )
         }
         EventKind::Corruption {
@@ -198,6 +198,26 @@ fn plain_line(event: &Event, vocab: &Vocab) -> String {
             printable(got),
             printable(seed)
         ),
+    }
+}
+
+/// Why the storage answered a write as it did. Under a system that hands out no token the
+/// storage never sees a number, so the reason names none: the grant numbers are the lesson's own.
+pub(crate) fn write_reason(verdict: &Verdict, key: &str, vocab: &Vocab) -> String {
+    match vocab.system {
+        Some(system) if !system.has_token => {
+            let nothing = format!(
+                "no check: {} gives the storage no number to compare",
+                system.name
+            );
+            match verdict.outcome() {
+                Outcome::Corrupted => format!(
+                    "{nothing}, so it let an old lease's write land on data written under a later one"
+                ),
+                _ => nothing,
+            }
+        }
+        _ => verdict.reason(key),
     }
 }
 
@@ -251,7 +271,7 @@ fn plain_caption(event: &Event, vocab: &Vocab, around: Around) -> Option<(u8, St
             };
             (
                 priority,
-                format!("{who}: {word}, {}.{tail}{lapsed}", verdict.reason(key)),
+                format!("{who}: {word}, {}.{tail}{lapsed}", write_reason(verdict, key, vocab)),
                 tone,
             )
         }

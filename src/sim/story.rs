@@ -46,12 +46,12 @@ pub fn tell<'a>(lesson: &Lesson, run: RunView<'a>, until: Ms) -> Vec<(Ms, Line<'
         };
         let asks = beat.ask.as_ref().filter(|_| lesson.has_answer(run, index));
         match asks {
-            Some(question) => {
+            Some(_) => {
                 lines.push((
                     beat.at,
                     Line::Question {
                         beat: index,
-                        text: lesson.vocab().say(&question.text),
+                        text: lesson.question(index).text,
                     },
                 ));
                 while next < events.len() && events[next].t == beat.at {

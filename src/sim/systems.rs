@@ -14,6 +14,10 @@ pub struct System {
     pub word: &'static str,
     /// Whether it hands out a number the storage can check.
     pub has_token: bool,
+    /// How its numbers run, when not one a grant: every change to the store takes one (etcd's
+    /// revision, ZooKeeper's zxid), so a lease's end takes a number too and grants jump. Said in
+    /// the lesson's first caption.
+    pub numbering: Option<&'static str>,
     /// What plays the part of the fencing token, or that there is none.
     pub token: &'static str,
     /// How a client gets it.
@@ -35,6 +39,9 @@ pub const SYSTEMS: &[System] = &[
         id: "etcd",
         word: "revision",
         has_token: true,
+        numbering: Some(
+            "every change to etcd bumps its revision (a grant's create, the delete when its lease ends), so grants jump"
+        ),
         token: "the lock key's revision (mod_revision, create_revision)",
         api: "the response header of the Lock call, or a Get of the lock key",
         check: "a Txn that compares the revision before it writes",
@@ -48,7 +55,10 @@ pub const SYSTEMS: &[System] = &[
         id: "zookeeper",
         word: "zxid",
         has_token: true,
-        token: "the lock znode's zxid (czxid) or its version",
+        numbering: Some(
+            "the number shown is the zxid's counter of every change (a lock znode's create, its delete when the lease ends; the high 32 bits hold the epoch, 1 here), so grants jump"
+        ),
+        token: "the lock znode's zxid (czxid) or its sequence number",
         api: "the Stat of the znode the lock recipe created",
         check: "storage rejects a zxid lower than the highest it accepted",
         says: "with ZooKeeper as the lock service, use the zxid or the znode version number as \
@@ -61,6 +71,7 @@ pub const SYSTEMS: &[System] = &[
         id: "hazelcast",
         word: "fence",
         has_token: true,
+        numbering: None,
         token: "the fence of a FencedLock (INVALID_FENCE = 0 when not held)",
         api: "FencedLock.lockAndGetFence(), getFence()",
         check: "storage rejects a fence lower than the highest it accepted",
@@ -74,6 +85,7 @@ pub const SYSTEMS: &[System] = &[
         id: "redisson",
         word: "token",
         has_token: true,
+        numbering: None,
         token: "the token of an RFencedLock",
         api: "RFencedLock.lockAndGetToken(), getToken()",
         check: "token >= the previous token, as this lesson's storage does",
@@ -86,6 +98,7 @@ pub const SYSTEMS: &[System] = &[
         id: "kubernetes",
         word: "grant",
         has_token: false,
+        numbering: None,
         token: "none of its own: leaseTransitions counts leader changes, but nothing hands it \
                 to your writes",
         api: "client-go tools/leaderelection",
@@ -100,6 +113,7 @@ pub const SYSTEMS: &[System] = &[
         id: "redlock",
         word: "grant",
         has_token: false,
+        numbering: None,
         token: "none",
         api: "the Redlock algorithm over several Redis nodes",
         check: "nothing: there is no number to compare",

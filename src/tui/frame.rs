@@ -291,8 +291,8 @@ fn header(app: &App, world: &World, scenario: &Scenario) -> HeaderData {
     HeaderData {
         fields,
         name: scenario.name.clone(),
-        title: vocab.say(&scenario.title),
-        short_title: vocab.say(&scenario.short_title),
+        title: vocab.say_script(&scenario.title),
+        short_title: vocab.say_script(&scenario.short_title),
         progress,
     }
 }

@@ -17,6 +17,7 @@ use super::time::Ms;
 use super::world::Setup;
 
 mod belief;
+mod numbers;
 mod premise;
 mod questions;
 mod run_view;
@@ -24,6 +25,7 @@ mod sentences;
 
 pub use super::phrase::Tone;
 pub use belief::{belief_and_truth, BeliefTruth, Believes, Truth};
+use numbers::Renumbering;
 use premise::{latest_instant, signature, tone_of};
 pub use run_view::RunView;
 
@@ -39,6 +41,14 @@ pub fn names_another_setting(text: &str, now: Variant) -> bool {
         || (says(&["per key", "per-key"]) && now == Variant::Global)
         || (says(&["strict"]) && now != Variant::Strict)
         || (says(&["global"]) && now != Variant::Global)
+}
+
+/// A variant's place in the lesson's per-variant slots.
+fn slot_of(variant: Variant) -> usize {
+    Variant::ALL
+        .iter()
+        .position(|&v| v == variant)
+        .unwrap_or_default()
 }
 
 /// Where a caption came from.
@@ -71,6 +81,8 @@ pub struct Lesson {
     seed: u64,
     vocab: Vocab,
     references: [OnceLock<Vec<Event>>; 4],
+    /// Under a system that numbers every change, each variant's plain numbers in its.
+    renumberings: [OnceLock<Renumbering>; 4],
 }
 
 impl Lesson {
@@ -81,6 +93,7 @@ impl Lesson {
             seed,
             vocab,
             references: Default::default(),
+            renumberings: Default::default(),
         }
     }
 
@@ -103,19 +116,38 @@ impl Lesson {
 
     /// The run `variant`'s captions are written for: the script alone, on the built-in library.
     pub fn reference(&self, variant: Variant) -> &[Event] {
-        let slot = &self.references[Variant::ALL
-            .iter()
-            .position(|&v| v == variant)
-            .unwrap_or_default()];
-        slot.get_or_init(|| {
-            let setup = Setup::new(self.scenario.clone())
-                .seed(self.seed)
-                .fencing(variant.fencing())
-                .check(variant.check());
-            let last_beat = self.scenario.beats.last().map_or(0, |b| b.at);
-            let session = Session::played_to(setup, last_beat.max(self.scenario.end));
-            session.world().events().to_vec()
-        })
+        self.references[slot_of(variant)]
+            .get_or_init(|| self.script_run(variant, self.numbers_every_change()))
+    }
+
+    /// Whether the system in force numbers every change (etcd, ZooKeeper), so the script's
+    /// token numbers are said in its numbers.
+    fn numbers_every_change(&self) -> bool {
+        self.vocab.system.is_some_and(|s| s.numbering.is_some())
+    }
+
+    /// The script alone under `variant`, on the library numbering grants or every change.
+    fn script_run(&self, variant: Variant, every_change: bool) -> Vec<Event> {
+        let mut setup = Setup::new(self.scenario.clone())
+            .seed(self.seed)
+            .fencing(variant.fencing())
+            .check(variant.check());
+        setup.backend = crate::sim::backend::built_in_numbered(every_change);
+        let last_beat = self.scenario.beats.last().map_or(0, |b| b.at);
+        let session = Session::played_to(setup, last_beat.max(self.scenario.end));
+        session.world().events().to_vec()
+    }
+
+    /// A sentence written for `variant` with its token numbers as the system in force says them.
+    fn renumbered(&self, text: &str, variant: Variant) -> String {
+        if !self.numbers_every_change() {
+            return text.to_owned();
+        }
+        self.renumberings[slot_of(variant)]
+            .get_or_init(|| {
+                Renumbering::between(&self.script_run(variant, false), self.reference(variant))
+            })
+            .apply(text)
     }
 
     /// The caption at time `t` of a run.
@@ -124,8 +156,11 @@ impl Lesson {
         // With `--as`, the lesson's first caption says where that system's token comes from.
         if let (Some(system), Some(0)) = (self.vocab.system, run.scenario().beat_at(t)) {
             let note = if system.has_token {
+                let numbering = system
+                    .numbering
+                    .map_or_else(String::new, |how| format!("; {how}"));
                 format!(
-                    "{}: the {} is {}, from {}",
+                    "{}: the {} is {}, from {}{numbering}",
                     system.name, system.word, system.token, system.api
                 )
             } else {
@@ -142,7 +177,17 @@ impl Lesson {
 
     /// A caption in the lesson's vocabulary (a real system's word for the token, with `--as`).
     fn spoken(&self, mut caption: Caption) -> Caption {
-        caption.text = self.vocab.say_owned(caption.text);
+        let written_for = match caption.source {
+            Source::Script { variant, .. } => Some(variant),
+            Source::Question { .. } => Some(Variant::Fenced),
+            _ => None,
+        };
+        caption.text = match written_for {
+            Some(variant) => self
+                .vocab
+                .say_script(&self.renumbered(&caption.text, variant)),
+            None => self.vocab.say_owned(caption.text),
+        };
         caption
     }
 

@@ -6,6 +6,7 @@ use super::run_view::RunView;
 use super::{Caption, Lesson, Source, Tone};
 use crate::sim::client::Client;
 use crate::sim::event::EventKind;
+use crate::sim::phrase::write_reason;
 use crate::sim::scenario::{BeatAction, ClientAction, Variant};
 use crate::sim::time::Ms;
 use crate::sim::world::World;
@@ -89,7 +90,7 @@ impl Lesson {
             Outcome::Rejected => ("REJECTED", "", Tone::Rejected),
         };
         Caption {
-            text: format!("{word}, {}.{tail}", verdict.reason(key)),
+            text: format!("{word}, {}.{tail}", write_reason(verdict, key, &self.vocab)),
             tone,
             source,
         }

@@ -28,6 +28,10 @@ impl Lesson {
                 ),
                 None => format!("{who} is frozen: its {what} waits until it wakes."),
             }),
+            // A scripted crash of a client already down is no second crash: it is down already.
+            Fate::Dropped { .. } if matches!(action, ClientAction::Crash { .. }) => Some(format!(
+                "{who} is already down after a crash, so this crash changes nothing."
+            )),
             Fate::Dropped { .. } => Some(format!(
                 "{who} is down after a crash: its {what} never happens."
             )),

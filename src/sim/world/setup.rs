@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::sim::backend::BackendFactory;
+use crate::sim::backend::{built_in_numbered, BackendFactory};
 use crate::sim::scenario::Scenario;
 use crate::sim::systems::System;
 use crate::FenceCheck;
@@ -46,7 +46,21 @@ impl Setup {
         if !system.has_token {
             self.fencing = false;
         }
+        // On this library, the numbers run as the system's do; a student's are their own.
+        if self.implemented_by.is_none() {
+            self.backend = built_in_numbered(system.numbering.is_some());
+        }
         self
+    }
+
+    /// The number the first grant carries on this library: the scenario's first token, or the
+    /// one after it where the system numbers every change and its store made one first.
+    pub fn first_token(&self) -> u64 {
+        let numbered =
+            self.implemented_by.is_none() && self.system.is_some_and(|s| s.numbering.is_some());
+        self.scenario
+            .first_token
+            .saturating_add(u64::from(numbered))
     }
 
     /// The same, with this seed.
