@@ -708,11 +708,17 @@ fn colour_marks_key_cells_and_plain_uses_no_colour_at_all() {
             (Color::Reset, Color::Reset),
             "NO_COLOR means no colour"
         );
+        // Nor faint text, which a projector loses: what is dim in colour is plain without.
+        assert!(
+            !cell.modifier.contains(Modifier::DIM),
+            "NO_COLOR leaves {:?} dim",
+            cell.symbol()
+        );
     }
     // Without colour the state still shows: reversed header chip, reversed corruption.
     let (x, y) = find(&buf, "FENCING OFF");
     assert!(buf[(x + 1, y)].modifier.contains(Modifier::REVERSED));
-    let (x, y) = find(&buf, "! CORRUPTED DATA! no check");
+    let (x, y) = find(&buf, "! CORRUPTED DATA! t1 < t2");
     assert!(buf[(x, y)].modifier.contains(Modifier::REVERSED));
 }
 

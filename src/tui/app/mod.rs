@@ -1,15 +1,23 @@
 //! The model: one `App` whose `update` is the only place state changes. The view draws it.
+//!
+//! `update` hands each key to its mode; the work is in the files beside this one:
+//! `commands` (what each command can do now, as data), `travel` (moving in time, playing, the
+//! lesson's question) and `inputs` (what the lecturer changes: clients, fencing, the check, the
+//! scenario).
+
+mod commands;
+mod inputs;
+mod travel;
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 pub use super::action::{Action, Mode};
 use super::keys;
 use super::theme::Theme;
 use crate::sim::lesson::{Caption, Lesson, RunView};
-use crate::sim::time::fmt_seconds;
-use crate::sim::{ClientId, InputKind, Ms, Scenario, Session, Setup};
-use crate::{FenceCheck, Judge};
+use crate::sim::{ClientId, Ms, Scenario, Session};
+use crate::Judge;
+pub use commands::CommandInfo;
 
 /// Clock steps the `[` and `]` keys choose from, in ms.
 pub const STEPS: [Ms; 5] = [100, 500, 1_000, 2_000, 5_000];
@@ -192,9 +200,11 @@ impl App {
     // ------------------------------------------------------------------ changing
 
     /// Travels to `t` (used by `frame` and tests as well as the keys); questions on the way are
-    /// treated as asked, since nobody is there to answer them.
+    /// treated as asked, since nobody is there to answer them, and those after `t` are asked
+    /// when the lesson gets there.
     pub fn seek(&mut self, t: Ms) {
         self.session.seek(t);
+        self.forget_questions_after(t);
         let passed = self
             .session
             .scenario()
@@ -222,131 +232,49 @@ impl App {
         self.compare = on;
     }
 
-    /// The only place state changes.
+    /// The only place state changes: each mode's keys go to their own handler.
     pub fn update(&mut self, action: Action) {
         if !matches!(action, Action::Tick(_)) {
             self.status = None;
         }
         match self.mode() {
-            Mode::Help => return self.update_help(action),
-            Mode::Picker => return self.update_picker(action),
+            Mode::Help => self.update_help(action),
+            Mode::Picker => self.update_picker(action),
             Mode::Question => {
-                if let Some(done) = self.update_question(action) {
-                    return done;
+                if self.update_question(action).is_none() {
+                    self.update_main(action);
                 }
             }
-            Mode::Main => {}
+            Mode::Main => self.update_main(action),
+        }
+    }
+
+    /// The main view's keys. A command that cannot act now (or in this run) says why instead.
+    fn update_main(&mut self, action: Action) {
+        let info = self.command(action);
+        if !info.available || !info.enabled {
+            self.status = Some(self.refusal(action));
+            return;
         }
         match action {
-            Action::StepForward => {
-                if self.refuse_past_end() {
-                    return;
-                }
-                self.go_forward(self.session.now() + self.step_ms());
-            }
-            Action::NextMoment => {
-                if self.refuse_past_end() {
-                    return;
-                }
-                let scenario = self.session.scenario();
-                // A scripted lesson stops at its end, even with events due later.
-                let end = scenario.chaos.is_none().then_some(scenario.end);
-                match (self.session.next_moment(), end) {
-                    (Some(t), Some(end)) => self.go_forward(t.min(end)),
-                    (Some(t), None) => self.go_forward(t),
-                    (None, Some(end)) => self.go_forward(end),
-                    (None, None) => {
-                        self.status = Some(format!(
-                            "Nothing more is scheduled: {} moves the clock on.",
-                            keys::key_for(Mode::Main, Action::StepForward)
-                        ))
-                    }
-                }
-            }
-            Action::StepBack => {
-                let now = self.session.now();
-                if now == 0 {
-                    self.status = Some("Already at t = 0.0 s: there is nothing earlier.".into());
-                    return;
-                }
-                self.prediction = None;
-                self.session.seek(now.saturating_sub(self.step_ms()));
-            }
+            Action::StepForward => self.go_forward(self.session.now() + self.step_ms()),
+            Action::NextMoment => self.next_moment(),
+            Action::StepBack => self.step_back(),
             Action::TogglePlay => {
-                if !self.playing && self.at_end() {
-                    self.status = Some(self.end_note());
-                    return;
-                }
                 self.playing = !self.playing;
                 self.play_remainder = 0.0;
             }
-            Action::SmallerStep => {
-                if self.step == 0 {
-                    self.status = Some(format!(
-                        "The clock step is already the smallest, {} s.",
-                        fmt_seconds(STEPS[0])
-                    ));
-                }
-                self.step = self.step.saturating_sub(1);
-            }
-            Action::LargerStep => {
-                if self.step + 1 == STEPS.len() {
-                    self.status = Some(format!(
-                        "The clock step is already the largest, {} s.",
-                        fmt_seconds(STEPS[STEPS.len() - 1])
-                    ));
-                }
-                self.step = (self.step + 1).min(STEPS.len() - 1);
-            }
-            Action::Faster => {
-                if self.speed + 1 == SPEEDS.len() {
-                    self.status = Some("Playback is already the fastest, 8x.".into());
-                } else {
-                    self.speed += 1;
-                    self.status = Some(self.speed_note());
-                }
-            }
-            Action::Slower => {
-                if self.speed == 0 {
-                    self.status = Some("Playback is already the slowest, 0.25x.".into());
-                } else {
-                    self.speed -= 1;
-                    self.status = Some(self.speed_note());
-                }
-            }
-            Action::Select(client) => {
-                self.selected = client;
-                let key = |action| keys::key_for(Mode::Main, action);
-                self.status = Some(format!(
-                    "{client} selected: {} pauses it, {} crashes it, {} delays its next write.",
-                    key(Action::InjectPause),
-                    key(Action::Crash),
-                    key(Action::DelayWrite)
-                ));
-            }
+            Action::SmallerStep | Action::LargerStep => self.change_step(action),
+            Action::Faster | Action::Slower => self.change_speed(action),
+            Action::Tick(real_ms) => self.play(real_ms),
+            Action::Select(client) => self.select(client),
             Action::InjectPause => self.inject_pause(),
             Action::Crash => self.inject_crash(),
             Action::DelayWrite => self.inject_delay(),
             Action::ToggleFencing => self.toggle_fencing(),
             Action::CycleCheck => self.cycle_check(),
-            Action::ToggleCompare => {
-                self.compare = !self.compare;
-                self.status = Some(if self.compare {
-                    "Compare view: the same writes sent to a fenced and an unfenced storage.".into()
-                } else {
-                    "Compare view off: the lock and the clients' storage.".into()
-                });
-            }
-            Action::Restart => {
-                self.session.restart();
-                self.start_over();
-                let fencing = if self.session.world().fencing() {
-                    "on"
-                } else {
-                    "off"
-                };
-                self.status = Some(format!("Restarted from t = 0.0 s with fencing {fencing}."));
-            }
+            Action::ToggleCompare => self.toggle_compare(),
+            Action::Restart => self.restart(),
             Action::OpenPicker => {
                 let current = &self.session.scenario().name;
                 let cursor = Scenario::built_in_names()
@@ -363,9 +291,7 @@ impl App {
                 self.status =
                     Some("No question is waiting: the lesson asks one before its key write.".into())
             }
-            Action::Skip => {}
             Action::Quit => self.quit = true,
-            Action::Tick(real_ms) => self.play(real_ms),
             Action::Unbound(key) => {
                 self.status = Some(format!(
                     "The key {} does nothing here; press {} for every key.",
@@ -373,40 +299,14 @@ impl App {
                     keys::key_for(Mode::Main, Action::ToggleHelp)
                 ))
             }
-            Action::PickerUp
+            Action::Skip
+            | Action::PickerUp
             | Action::PickerDown
             | Action::PickerChoose
             | Action::HelpNext
             | Action::HelpBack
             | Action::CloseOverlay => {}
         }
-    }
-
-    /// Keys while a question waits. `None`: the main table handles it.
-    fn update_question(&mut self, action: Action) -> Option<()> {
-        let prediction = self.prediction?;
-        match action {
-            Action::Answer(predicted) => self.reveal(prediction.beat, Some(predicted)),
-            Action::Skip | Action::NextMoment | Action::StepForward | Action::TogglePlay => {
-                self.reveal(prediction.beat, None)
-            }
-            Action::Tick(_) => {}
-            Action::StepBack
-            | Action::Quit
-            | Action::ToggleHelp
-            | Action::Restart
-            | Action::OpenPicker
-            | Action::Select(_) => return None,
-            _ => {
-                self.status = Some(format!(
-                    "The question waits: {} accepted, {} rejected, or {} to skip it.",
-                    keys::key_for(Mode::Question, Action::Answer(true)),
-                    keys::key_for(Mode::Question, Action::Answer(false)),
-                    keys::key_for(Mode::Question, Action::Skip),
-                ))
-            }
-        }
-        Some(())
     }
 
     fn update_help(&mut self, action: Action) {
@@ -456,221 +356,11 @@ impl App {
         };
     }
 
-    fn refuse_past_end(&mut self) -> bool {
-        if self.at_end() {
-            self.status = Some(self.end_note());
-            return true;
-        }
-        false
-    }
-
-    /// The playback speed now, said when it changes (narrow headers do not show it).
-    fn speed_note(&self) -> String {
-        format!(
-            "Playback speed {}x: {} plays and pauses.",
-            SPEEDS[self.speed],
-            keys::key_for(Mode::Main, Action::TogglePlay)
-        )
-    }
-
-    fn end_note(&self) -> String {
-        let end = fmt_seconds(self.session.scenario().end);
-        let key = |action| keys::key_for(Mode::Main, action);
-        let (restart, pick) = (key(Action::Restart), key(Action::OpenPicker));
-        if self.on_student_code() {
-            // f does nothing on a student's storage: it is not offered.
-            return format!(
-                "The lesson ended at {end} s: {restart} replays it, {pick} picks another."
-            );
-        }
-        let other = if self.session.world().fencing() {
-            "off"
-        } else {
-            "on"
-        };
-        format!(
-            "The lesson ended at {end} s: {} turns fencing {other}, {restart} replays it, {pick} picks another.",
-            key(Action::ToggleFencing)
-        )
-    }
-
-    fn inject_pause(&mut self) {
-        let client = self.selected;
-        let world = self.session.world();
-        let c = world.client(client);
-        if c.is_down() {
-            self.status = Some(format!(
-                "{client} is down after a crash: a crashed process cannot pause."
-            ));
-            return;
-        }
-        let until = self.session.now() + self.session.scenario().injected_pause_ms();
-        if let Some((_, frozen_until)) = c.pause.filter(|&(_, u)| u >= until) {
-            // Pausing again would change nothing: say so rather than log the same pause twice.
-            self.status = Some(format!(
-                "{client} is already frozen until {} s.",
-                fmt_seconds(frozen_until)
-            ));
-            return;
-        }
-        let until = c.pause.map_or(until, |(_, u)| u.max(until));
-        self.status = Some(format!(
-            "{client} freezes in a GC pause until {} s.",
-            fmt_seconds(until)
-        ));
-        self.session.inject(InputKind::Pause { client });
-    }
-
-    fn inject_crash(&mut self) {
-        let client = self.selected;
-        let c = self.session.world().client(client);
-        if let Some(back) = c.restart_at.filter(|_| c.is_down()) {
-            self.status = Some(format!(
-                "{client} is already down; it restarts at {} s.",
-                fmt_seconds(back)
-            ));
-            return;
-        }
-        let back = self.session.now() + self.session.scenario().injected_down_ms();
-        self.status = Some(format!(
-            "{client} crashes; it restarts at {} s and must acquire again.",
-            fmt_seconds(back)
-        ));
-        self.session.inject(InputKind::Crash { client });
-    }
-
-    fn inject_delay(&mut self) {
-        let client = self.selected;
-        let c = self.session.world().client(client);
-        if c.is_down() {
-            self.status = Some(format!("{client} is down after a crash: it sends nothing."));
-            return;
-        }
-        let delay = fmt_seconds(self.session.scenario().injected_delay_ms());
-        self.status = Some(format!(
-            "The network will hold {client}'s next write for {delay} s."
-        ));
-        self.session.inject(InputKind::Delay { client });
-    }
-
-    fn toggle_fencing(&mut self) {
-        if self.on_student_code() {
-            self.status = Some(
-                "Fencing stays as your code does it: your FencedStorage has its own rule.".into(),
-            );
-            return;
-        }
-        let on = !self.session.world().fencing();
-        self.session.inject(crate::sim::InputKind::Fencing { on });
-        self.status = Some(if on {
-            "Fencing is ON from now on: the storage checks tokens again.".into()
-        } else {
-            "Fencing is OFF from now on: r replays the lesson without it.".into()
-        });
-    }
-
-    fn cycle_check(&mut self) {
-        if self.on_student_code() {
-            self.status =
-                Some("No check to switch: your FencedStorage applies the rule you wrote.".into());
-            return;
-        }
-        let current = self.session.world().fenced_check();
-        let next = match current {
-            FenceCheck::PerKey => FenceCheck::Strict,
-            FenceCheck::Strict => FenceCheck::Global,
-            FenceCheck::Global | FenceCheck::Unchecked => FenceCheck::PerKey,
-        };
-        self.session.inject(InputKind::Check(next));
-        let when = if self.session.world().fencing() {
-            "from now on"
-        } else {
-            "once fencing is on (f)"
-        };
-        self.status = Some(format!(
-            "Storage check {when}: {} ({}).",
-            next.name(),
-            next.rule()
-        ));
-    }
-
-    fn load(&mut self, name: &str) {
-        let Some(scenario) = Scenario::built_in(name) else {
-            return;
-        };
-        let world = self.session.world();
-        let setup = Setup::new(Arc::new(scenario))
-            .fencing(world.fencing())
-            .check(world.fenced_check())
-            .backend(self.session.setup().backend.clone());
-        self.session = Session::new(setup);
-        self.lesson = Lesson::of(&self.session);
-        self.start_over();
-        self.status = Some(format!("Loaded {name}: n steps through it."));
-    }
-
     /// The lesson begins again: no question pending or asked, not playing.
     fn start_over(&mut self) {
         self.prediction = None;
         self.asked.clear();
         self.playing = false;
-    }
-
-    /// Moves forward to `t`, but stops before a beat that asks a question not yet asked: at the
-    /// last moment something happens before it, so the class has seen everything leading up.
-    fn go_forward(&mut self, t: Ms) {
-        let now = self.session.now();
-        let scenario = self.session.scenario().clone();
-        let asking =
-            scenario.beats.iter().enumerate().find(|(i, b)| {
-                b.ask.is_some() && b.at > now && b.at <= t && !self.asked.contains(i)
-            });
-        let Some((beat, asked)) = asking else {
-            self.prediction = None;
-            self.session.seek(t);
-            return;
-        };
-        while let Some(moment) = self.session.next_moment().filter(|&m| m < asked.at) {
-            self.session.seek(moment);
-        }
-        self.asked.insert(beat);
-        if self.lesson.question_applies(self.session.world(), beat) {
-            self.prediction = Some(Prediction {
-                beat,
-                revealed: None,
-            });
-            self.playing = false;
-        } else {
-            // What the question asks about will not happen as written: no question, and the
-            // caption says what happens instead.
-            self.prediction = None;
-            self.session.seek(t);
-        }
-    }
-
-    fn reveal(&mut self, beat: usize, predicted: Option<bool>) {
-        self.prediction = Some(Prediction {
-            beat,
-            revealed: Some(predicted),
-        });
-        let at = self.session.scenario().beats[beat].at;
-        self.session.seek(at);
-    }
-
-    fn play(&mut self, real_ms: Ms) {
-        if !self.playing {
-            return;
-        }
-        self.play_remainder += real_ms as f64 * self.speed();
-        let whole = self.play_remainder.floor();
-        self.play_remainder -= whole;
-        let scenario_end = self.session.scenario().end;
-        let mut target = self.session.now() + whole as Ms;
-        if self.session.scenario().chaos.is_none() && target >= scenario_end {
-            target = scenario_end.max(self.session.now());
-            self.playing = false;
-        }
-        self.go_forward(target);
     }
 }
 
