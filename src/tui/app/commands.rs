@@ -84,18 +84,14 @@ impl App {
     /// Why `f` or `v` changes nothing in this run.
     fn fixed_fencing_note(&self, action: Action) -> String {
         match self.session.setup().system.filter(|s| !s.has_token) {
-            Some(system) if action == Action::ToggleFencing => format!(
-                "{} hands out no fencing token: the storage has nothing to check, so fencing stays off.",
-                system.name
-            ),
-            Some(system) if action == Action::CycleCheck => format!(
-                "{} hands out no fencing token: there is no check to switch.",
-                system.name
-            ),
-            Some(system) => format!(
-                "{} hands out no fencing token: there is no fenced storage to compare.",
-                system.name
-            ),
+            Some(system) => {
+                let why = match action {
+                    Action::ToggleFencing => "nothing to check, so fencing stays off",
+                    Action::CycleCheck => "there is no check to switch",
+                    _ => "no fenced storage to compare",
+                };
+                format!("{} has no fencing token: {why}.", system.name)
+            }
             None if action == Action::ToggleFencing => {
                 "Fencing stays as your code does it: your FencedStorage has its own rule.".into()
             }

@@ -143,7 +143,7 @@ impl App {
             return "your code judges the writes".into();
         }
         if let Some(system) = self.session.setup().system.filter(|s| !s.has_token) {
-            return format!("unfenced, {} hands out no fencing token", system.name);
+            return format!("unfenced, {} has no fencing token", system.name);
         }
         let check = world.fenced_check();
         let note = if world.fencing() {

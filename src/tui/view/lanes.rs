@@ -215,7 +215,7 @@ pub struct LockLabels {
 
 /// The grants a lock's lane shows (the holder in force at the window's start included), each
 /// with its column and holder.
-fn grants(window: &Window, now: Ms, spans: &[LockSpan]) -> Vec<(u16, ClientId, u64)> {
+fn grants(window: &Window, now: Ms, spans: &[LockSpan]) -> Vec<Grant> {
     let from = spans
         .partition_point(|s| s.start <= window.start)
         .saturating_sub(1);
@@ -225,13 +225,30 @@ fn grants(window: &Window, now: Ms, spans: &[LockSpan]) -> Vec<(u16, ClientId, u
         .filter_map(|s| {
             let (client, token) = s.holder?;
             let col = window.col_of(s.start.max(window.start))?;
-            Some((col, client, token))
+            Some(Grant {
+                col,
+                client,
+                token,
+                seen: s.start >= window.start,
+            })
         })
         .collect()
 }
 
-/// Places every grant's label; `below` says whether the lane has a row beneath for labels that
-/// do not fit in its own.
+/// A grant on a lock's lane.
+struct Grant {
+    col: u16,
+    client: ClientId,
+    token: u64,
+    /// It began in the window, so its boundary is on screen (not the holder at the window's
+    /// start, whose label only takes room its own stretch leaves free).
+    seen: bool,
+}
+
+/// Places every grant's label at its own column. Without a row beneath, each label ends where
+/// the next grant begins, so every boundary shows. With one, a label that does not fit goes
+/// beneath; failing that, the token alone may run over the next boundary in the lane, whose
+/// own label then goes beneath.
 pub fn lock_labels(
     window: &Window,
     now: Ms,
@@ -242,54 +259,43 @@ pub fn lock_labels(
     let grants = grants(window, now, spans);
     let mut placed = LockLabels::default();
     let (mut lane_free, mut below_free) = (0u16, 0u16);
-    for (i, &(col, client, token)) in grants.iter().enumerate() {
-        let candidates = if tokens {
-            vec![
-                format!("c{} t{token}", client.number()),
-                format!("t{token}"),
-            ]
+    for (i, grant) in grants.iter().enumerate() {
+        let col = grant.col;
+        let short = if tokens {
+            format!("t{}", grant.token)
         } else {
-            vec![format!("c{}", client.number())]
+            format!("c{}", grant.client.number())
         };
-        // In the lane, a label ends where the next grant begins, so its boundary shows; right
-        // after another label it is the token alone ("t13t14" reads as two, "t13c2 t14" not).
-        let next = grants.get(i + 1).map_or(window.cols, |g| g.0);
-        let fits = |label: &String, from: u16, until: u16| {
-            col >= from && col as usize + width(label) <= until as usize
-        };
+        let long = format!("c{} {short}", grant.client.number());
+        // Right after another label in the lane, the token alone: "t13t14" reads as two,
+        // "t13c2 t14" does not.
         let touching = i > 0 && col == lane_free;
-        let lane_candidates = if touching {
-            &candidates[candidates.len() - 1..]
-        } else {
-            &candidates[..]
-        };
-        if let Some(label) = lane_candidates.iter().find(|l| fits(l, lane_free, next)) {
+        let next = grants.get(i + 1).map_or(window.cols, |g| g.col);
+        let ends = |label: &str, until: u16| col as usize + width(label) <= until as usize;
+        let lane = [long.as_str(), short.as_str()]
+            .into_iter()
+            .filter(|l| tokens || *l == short)
+            .filter(|l| !touching || *l == short)
+            .find(|l| col >= lane_free && ends(l, next));
+        if let Some(label) = lane {
             lane_free = col + width(label) as u16;
-            placed.lane.push((col, label.clone()));
-        } else if let Some(label) = candidates
-            .iter()
-            .rev()
-            .find(|l| below && fits(l, below_free, window.cols))
-        {
-            below_free = col + width(label) as u16 + 1;
-            placed.below.push((col, label.clone()));
-        } else {
+            placed.lane.push((col, label.to_owned()));
+        } else if below && grant.seen && col >= below_free && ends(&short, window.cols) {
+            below_free = col + width(&short) as u16;
+            placed.below.push((col, short));
+        } else if below && grant.seen && col >= lane_free && ends(&short, window.cols) {
+            lane_free = col + width(&short) as u16;
+            placed.lane.push((col, short));
+        } else if grant.seen {
             placed.unplaced += 1;
         }
     }
     placed
 }
 
-/// Whether a lock's lane needs the row beneath for its labels: always in a chaos run (so the
-/// screen does not jump), else only when grants come too close for one row.
-pub fn lock_needs_row(
-    window: &Window,
-    now: Ms,
-    spans: &[LockSpan],
-    tokens: bool,
-    chaos: bool,
-) -> bool {
-    chaos || lock_labels(window, now, spans, tokens, false).unplaced > 0
+/// Whether a lock's lane needs a row beneath for its labels: when grants come too close for one.
+pub fn lock_needs_row(window: &Window, now: Ms, spans: &[LockSpan], tokens: bool) -> bool {
+    lock_labels(window, now, spans, tokens, false).unplaced > 0
 }
 
 /// One lock's lane: held (`=`) or free (`·`) in each column, every grant's label at its column

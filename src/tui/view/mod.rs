@@ -66,25 +66,30 @@ pub struct Heights {
 /// what their lines need; the caption what its text needs (at least 2 lines); the event log the
 /// rest. The log is shown only if its newest event fits whole; to make room for it, a
 /// question's prompt gives way first (the footer offers the same keys), then the lock panel's
-/// gauges, then the caption's blank second line.
+/// gauges, then the caption's blank second line, then a chaos run's empty row of labels, and
+/// last the lock's lease times and the storage's keys (counted, its verdict kept).
 pub fn heights(data: &FrameData, width: u16, height: u16) -> Heights {
     let inner = width.saturating_sub(2);
-    let timeline = 2 + timeline::rows(&data.timeline, inner);
+    let steady = 2 + timeline::rows(&data.timeline, inner, true);
+    let least = 2 + timeline::rows(&data.timeline, inner, false);
     let spare = height.saturating_sub(MIN_HEIGHT);
     let full = (2 + (panels::lock_lines(&data.lock_panel) as u16).max(4)).max(6)
         + (spare.saturating_sub(6) / 4).min(4);
-    let compact = 2 + (panels::lock_lines_compact(&data.lock_panel) as u16).max(3);
+    let compact = (2 + (panels::lock_lines_compact(&data.lock_panel) as u16).max(3)).min(full);
+    let tight = (2 + panels::lock_lines_tight(&data.lock_panel) as u16).min(compact);
     let inner = inner as usize;
     let log_needs = 2 + text::newest_event_lines(&data.events, inner).max(1) as u16;
-    let droppable = data.caption.prompt_in_footer;
+    let keep = !data.caption.prompt_in_footer;
     let tries = [
-        (full, true, 2),
-        (full, !droppable, 2),
-        (compact.min(full), !droppable, 2),
-        (compact.min(full), !droppable, 1),
+        (steady, full, true, 2),
+        (steady, full, keep, 2),
+        (steady, compact, keep, 2),
+        (steady, compact, keep, 1),
+        (least, compact, keep, 1),
+        (least, tight, keep, 1),
     ];
-    for (panels, prompt, least) in tries {
-        let lines = (text::caption_lines(&data.caption, inner, prompt) as u16).clamp(least, 5);
+    for (timeline, panels, prompt, fewest) in tries {
+        let lines = (text::caption_lines(&data.caption, inner, prompt) as u16).clamp(fewest, 5);
         let rest = height.saturating_sub(3 + timeline + panels);
         // With a log below it, the caption box drops its bottom border: the log's top is the
         // line between them.
@@ -101,9 +106,9 @@ pub fn heights(data: &FrameData, width: u16, height: u16) -> Heights {
     }
     // No room for the newest event whole: no log; the caption takes what it needs.
     let lines = (text::caption_lines(&data.caption, inner, true) as u16).clamp(2, 5);
-    let rest = height.saturating_sub(3 + timeline + full);
+    let rest = height.saturating_sub(3 + steady + full);
     Heights {
-        timeline,
+        timeline: steady,
         panels: full,
         caption: (2 + lines).min(rest.max(4)),
         log: 0,
@@ -150,6 +155,7 @@ fn draw_main(area: Rect, buf: &mut Buffer, data: &FrameData, theme: &Theme) {
     timeline::Timeline {
         data: &data.timeline,
         theme,
+        steady: h.timeline > 2 + timeline::rows(&data.timeline, area.width - 2, false),
     }
     .render(timeline, buf);
     draw_panels(panels, buf, data, theme);

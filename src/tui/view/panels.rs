@@ -22,14 +22,20 @@ pub fn lock_lines(data: &LockPanelData) -> usize {
     }
 }
 
-/// How many lines the lock panel needs at least: its gauges give way first (the timeline says
-/// how long each lease has left).
+/// How many lines the lock panel needs without its gauges, which give way first (the timeline
+/// says how long each lease has left).
 pub fn lock_lines_compact(data: &LockPanelData) -> usize {
     if data.locks.len() == 1 {
         3
     } else {
         data.locks.len() + 1
     }
+}
+
+/// How many lines the lock panel needs at least: each holder and the footer (the single lock's
+/// lease times give way last).
+pub fn lock_lines_tight(data: &LockPanelData) -> usize {
+    data.locks.len() + 1
 }
 
 /// Holder, token, grant and expiry times, time left as a gauge, next token.

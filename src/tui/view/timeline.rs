@@ -67,6 +67,8 @@ const LEGEND_KEPT: &[char] = &[
 pub struct Timeline<'a> {
     pub data: &'a TimelineData<'a>,
     pub theme: &'a Theme,
+    /// Keep a chaos run's rows of labels even where they are empty (see [`rows`]).
+    pub steady: bool,
 }
 
 /// The belief and truth columns' widths for an inner width.
@@ -93,20 +95,22 @@ fn window(data: &TimelineData, inner_width: u16) -> Window {
     Window::choose(lane_w, data.now, data.end, data.chaos)
 }
 
-/// Whether a lock's lane has a row of labels beneath it.
-fn label_row(data: &TimelineData, window: &Window, lock: &LockRow) -> bool {
+/// Whether a lock's lane has a row of labels beneath it: where its grants come too close for
+/// one row, and, with `steady`, always in a chaos run, so the screen does not jump as the
+/// window moves on.
+fn label_row(data: &TimelineData, window: &Window, lock: &LockRow, steady: bool) -> bool {
     let spans = data.history.lock_lane(lock.id.index());
-    lanes::lock_needs_row(window, data.now, spans, data.tokens, data.chaos)
+    (steady && data.chaos) || lanes::lock_needs_row(window, data.now, spans, data.tokens)
 }
 
 /// The rows inside the timeline's border: the axis, a lane per client, a lane (and maybe a row
 /// of labels) per lock, and the network's lane when it has held a write.
-pub fn rows(data: &TimelineData, inner_width: u16) -> u16 {
+pub fn rows(data: &TimelineData, inner_width: u16, steady: bool) -> u16 {
     let window = window(data, inner_width);
     let label_rows = data
         .locks
         .iter()
-        .filter(|lock| label_row(data, &window, lock))
+        .filter(|lock| label_row(data, &window, lock, steady))
         .count();
     (1 + data.clients.len() + data.locks.len() + label_rows) as u16
         + u16::from(!data.flights.is_empty())
@@ -262,7 +266,7 @@ impl Timeline<'_> {
             };
             p.buf
                 .set_stringn(inner.x, y, label, LABEL_WIDTH as usize - 1, Style::new());
-            let below = label_row(data, &p.window, lock).then_some(y + 1);
+            let below = label_row(data, &p.window, lock, self.steady).then_some(y + 1);
             let below = below.filter(|&b| b < inner.bottom());
             let spans = data.history.lock_lane(lock.id.index());
             lanes::lock_lane(p, y, below, spans, data.tokens);
