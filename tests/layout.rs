@@ -509,20 +509,36 @@ fn every_screen_keeps_its_verdict_tokens_newest_event_and_every_grant() {
                 }
                 let full = Session::played_to(setup.clone(), scenario.end);
                 let moments = common::event_and_beat_moments(&full);
-                let mut app = App::new(Session::new(setup), Theme::plain());
+                let mut app = App::new(Session::new(setup.clone()), Theme::plain());
+                let context = |app: &App, w, h| {
+                    format!(
+                        "{} --as {:?} fencing={fencing} {} at {} ms ({:?}), {w}x{h}",
+                        scenario.name,
+                        system.map(|s| s.id),
+                        check.name(),
+                        app.session().now(),
+                        app.mode()
+                    )
+                };
                 for (i, t) in moments.into_iter().enumerate() {
                     if scenario.chaos.is_some() && i % 3 != 0 {
                         continue;
                     }
                     app.seek(t);
                     for (w, h) in [(80, 24), (120, 40)] {
-                        let context = format!(
-                            "{} --as {:?} fencing={fencing} {} at {t} ms, {w}x{h}",
-                            scenario.name,
-                            system.map(|s| s.id),
-                            check.name()
-                        );
-                        check_whole(&app, w, h, &context);
+                        check_whole(&app, w, h, &context(&app, w, h));
+                        checked += 1;
+                    }
+                }
+                // And as a lecturer walks it with n: the question and its answer too.
+                if scenario.chaos.is_none() {
+                    let mut app = App::new(Session::new(setup), Theme::plain());
+                    while !app.at_end() {
+                        match app.mode() {
+                            tui::Mode::Question => app.update(Action::Answer(false)),
+                            _ => app.update(Action::NextMoment),
+                        }
+                        check_whole(&app, 80, 24, &context(&app, 80, 24));
                         checked += 1;
                     }
                 }

@@ -227,9 +227,9 @@ impl App {
         self.handout
     }
 
-    /// Shows or hides the compare view.
+    /// Shows or hides the compare view (never where there is nothing to compare: with no token).
     pub fn set_compare(&mut self, on: bool) {
-        self.compare = on;
+        self.compare = on && self.command(Action::ToggleCompare).available;
     }
 
     /// The only place state changes: each mode's keys go to their own handler.

@@ -67,7 +67,8 @@ pub struct Heights {
 /// rest. The log is shown only if its newest event fits whole; to make room for it, a
 /// question's prompt gives way first (the footer offers the same keys), then the lock panel's
 /// gauges, then the caption's blank second line, then a chaos run's empty row of labels, and
-/// last the lock's lease times and the storage's keys (counted, its verdict kept).
+/// last the panels down to two lines (a holder and the footer; the storage's keys counted, its
+/// verdict kept).
 pub fn heights(data: &FrameData, width: u16, height: u16) -> Heights {
     let inner = width.saturating_sub(2);
     let steady = 2 + timeline::rows(&data.timeline, inner, true);
@@ -76,7 +77,7 @@ pub fn heights(data: &FrameData, width: u16, height: u16) -> Heights {
     let full = (2 + (panels::lock_lines(&data.lock_panel) as u16).max(4)).max(6)
         + (spare.saturating_sub(6) / 4).min(4);
     let compact = (2 + (panels::lock_lines_compact(&data.lock_panel) as u16).max(3)).min(full);
-    let tight = (2 + panels::lock_lines_tight(&data.lock_panel) as u16).min(compact);
+    let tight = (2 + panels::LINES_TIGHT as u16).min(compact);
     let inner = inner as usize;
     let log_needs = 2 + text::newest_event_lines(&data.events, inner).max(1) as u16;
     let keep = !data.caption.prompt_in_footer;

@@ -32,11 +32,9 @@ pub fn lock_lines_compact(data: &LockPanelData) -> usize {
     }
 }
 
-/// How many lines the lock panel needs at least: each holder and the footer (the single lock's
-/// lease times give way last).
-pub fn lock_lines_tight(data: &LockPanelData) -> usize {
-    data.locks.len() + 1
-}
+/// How many lines the panels need at least: the first lock's holder and the footer (or a second
+/// holder), beside the storage's latest verdict and its keys counted.
+pub const LINES_TIGHT: usize = 2;
 
 /// Holder, token, grant and expiry times, time left as a gauge, next token.
 pub struct LockPanel<'a> {
