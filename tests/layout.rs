@@ -581,3 +581,55 @@ fn chaos_labels_every_grant_under_the_lecturers_hand() {
     }
     assert!(checked > 500);
 }
+
+#[test]
+fn at_the_smallest_size_every_lane_stays() {
+    // The layout must fit whole: where it would overflow, ratatui cuts the timeline's last lane
+    // (network-delay at 70x20 lost its network lane).
+    let mut checked = 0;
+    for scenario in Scenario::all_built_in() {
+        for fencing in [true, false] {
+            let setup = Setup::new(Arc::new(scenario.clone())).fencing(fencing);
+            let full = Session::played_to(setup.clone(), scenario.end);
+            let moments = common::event_and_beat_moments(&full);
+            let mut app = App::new(Session::new(setup), Theme::plain());
+            for (i, t) in moments.into_iter().enumerate() {
+                if scenario.chaos.is_some() && i % 5 != 0 {
+                    continue;
+                }
+                app.seek(t);
+                let (w, h) = (tui::MIN_WIDTH, tui::MIN_HEIGHT);
+                let text = tui::render_text(&app, w, h);
+                let lines: Vec<&str> = text.lines().collect();
+                let context = format!("{} fencing={fencing} at {t} ms, {w}x{h}", scenario.name);
+                let (rows, _) = timeline(&lines);
+                let world = app.session().world();
+                let lanes = 1
+                    + world.clients().len()
+                    + world.scenario().locks.len()
+                    + usize::from(
+                        world
+                            .events()
+                            .iter()
+                            .any(|e| matches!(e.kind, EventKind::Send { .. })),
+                    );
+                let labelled = rows
+                    .iter()
+                    .filter(|r| r.chars().take(10).any(|c| c != ' '))
+                    .count();
+                assert_eq!(labelled, lanes, "{context}: a lane is missing:\n{text}");
+                for needle in ["┌ Lock", "┌ Storage", "FENCING"] {
+                    assert!(text.contains(needle), "{context}: no {needle}:\n{text}");
+                }
+                assert!(
+                    lines
+                        .last()
+                        .is_some_and(|l| l.contains("q quit") || !l.trim().is_empty()),
+                    "{context}: no footer:\n{text}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 300, "{checked}");
+}

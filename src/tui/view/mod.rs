@@ -105,16 +105,32 @@ pub fn heights(data: &FrameData, width: u16, height: u16) -> Heights {
             };
         }
     }
-    // No room for the newest event whole: no log; the caption takes what it needs.
-    let lines = (text::caption_lines(&data.caption, inner, true) as u16).clamp(2, 5);
-    let rest = height.saturating_sub(3 + steady + full);
+    // No room for the newest event whole: no log; the caption takes what it needs, and the
+    // panels give way before a lane would (a layout that overflows cuts the timeline's last).
+    let lines = |prompt| (text::caption_lines(&data.caption, inner, prompt) as u16).clamp(2, 5);
+    let tries = [
+        (steady, full, true),
+        (steady, full, keep),
+        (steady, compact, keep),
+        (steady, tight, keep),
+        (least, tight, keep),
+    ];
+    let fits = |&(timeline, panels, prompt): &(u16, u16, bool)| {
+        3 + timeline + panels + 2 + lines(prompt) <= height
+    };
+    let (timeline, panels, prompt) = tries
+        .iter()
+        .copied()
+        .find(fits)
+        .unwrap_or((least, tight, keep));
+    let rest = height.saturating_sub(3 + timeline + panels);
     Heights {
-        timeline: steady,
-        panels: full,
-        caption: (2 + lines).min(rest.max(4)),
+        timeline,
+        panels,
+        caption: (2 + lines(prompt)).min(rest),
         log: 0,
         joined: false,
-        prompt: true,
+        prompt,
     }
 }
 
