@@ -401,7 +401,11 @@ fn frame_compare_has_sensible_defaults_and_a_verdict_in_each_pane() {
         "the key moment by default:\n{out}"
     );
     assert!(out.contains("✗ REJECTED t1 < t2"), "{out}");
-    assert!(out.contains("! CORRUPTED DATA! no check, t1 < t2"), "{out}");
+    // Half a screen wide, the verdict keeps its client, key and tokens whole.
+    assert!(
+        out.contains("! CORRUPTED DATA! t1 < t2 · c1 → file"),
+        "{out}"
+    );
     insta::assert_snapshot!("frame_compare_gc_pause", out);
 }
 

@@ -147,7 +147,7 @@ fn the_lesson_end_to_end_by_keys() {
     ui.keys("nnnnnnn");
     ui.wait_for("Will the storage accept");
     ui.keys("a");
-    ui.wait_for("CORRUPTED DATA! no check, t1 < t2");
+    ui.wait_for("CORRUPTED DATA! t1 < t2 · client-1 → file");
     ui.keys("hh");
     ui.wait_for("t = 15.5 s");
     ui.keys("?");
@@ -360,4 +360,39 @@ fn check_on_a_terminal_names_the_check_under_way_and_clears_the_line_at_the_end(
         !screen.contains("checking "),
         "the line is cleared at the end:\n{screen}"
     );
+}
+
+#[test]
+fn no_colour_draws_nothing_faint_and_a_system_with_no_token_offers_no_fencing() {
+    let mut ui = Session::start(&["tui", "gc-pause", "--as", "redlock"]);
+    ui.wait_for("Redlock: no token to check");
+    ui.keys("nnnnnnnn");
+    ui.wait_for("CORRUPTED DATA!");
+    let screen = ui.screen.screen();
+    let (rows, cols) = screen.size();
+    for row in 0..rows {
+        for col in 0..cols {
+            let cell = screen.cell(row, col).unwrap();
+            assert!(
+                !cell.dim() && cell.fgcolor() == vt100::Color::Default,
+                "NO_COLOR: {:?} at {row},{col} is dim or coloured:\n{}",
+                cell.contents(),
+                ui.text()
+            );
+        }
+    }
+    let text = ui.text();
+    let footer = text.lines().last().unwrap();
+    assert!(
+        !footer.contains("f fencing") && !footer.contains("v check"),
+        "{footer}"
+    );
+    let heading = text.lines().find(|l| l.contains("key  value")).unwrap();
+    assert!(!heading.contains("highest"), "{heading}");
+    ui.keys("f");
+    ui.wait_for("fencing stays off");
+    assert!(ui.text().contains("FENCING OFF"));
+    ui.keys("q");
+    assert_eq!(ui.wait_exit(), 0);
+    ui.assert_restored();
 }

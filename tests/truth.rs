@@ -166,8 +166,13 @@ fn check_screen(app: &App, context: &str) {
             Outcome::Corrupted => ("!", "CORRUPTED DATA!"),
         };
         let line = format!("{mark} {word} {}", expected_comparison(v));
+        // A narrow panel may leave out the note "no check" (its title says NO CHECK), never
+        // the tokens.
+        let short = line
+            .replacen("no check, ", "", 1)
+            .replacen(" no check", "", 1);
         assert!(
-            text.contains(&line),
+            text.contains(&line) || text.contains(&short),
             "{context}: no '{line}' on screen:\n{text}"
         );
     }

@@ -708,11 +708,17 @@ fn colour_marks_key_cells_and_plain_uses_no_colour_at_all() {
             (Color::Reset, Color::Reset),
             "NO_COLOR means no colour"
         );
+        // Nor faint text, which a projector loses: what is dim in colour is plain without.
+        assert!(
+            !cell.modifier.contains(Modifier::DIM),
+            "NO_COLOR leaves {:?} dim",
+            cell.symbol()
+        );
     }
     // Without colour the state still shows: reversed header chip, reversed corruption.
     let (x, y) = find(&buf, "FENCING OFF");
     assert!(buf[(x + 1, y)].modifier.contains(Modifier::REVERSED));
-    let (x, y) = find(&buf, "! CORRUPTED DATA! no check");
+    let (x, y) = find(&buf, "! CORRUPTED DATA! t1 < t2");
     assert!(buf[(x, y)].modifier.contains(Modifier::REVERSED));
 }
 
@@ -865,4 +871,236 @@ fn the_scenario_and_its_title_are_never_cut_in_the_header() {
             assert!(!line.contains('…'), "{line}");
         }
     }
+}
+
+// ------------------------------------------------------------------ settings a run keeps
+
+fn footer(app: &App, width: u16) -> String {
+    screen(app, width, 24).lines().last().unwrap().to_owned()
+}
+
+#[test]
+fn the_picker_keeps_the_seed_the_system_and_the_students_implementation() {
+    use fencing_lab::sim::{recording, systems::find};
+    let load = |app: &mut App, name: &str| {
+        app.update(Action::OpenPicker);
+        let names: Vec<&str> = Scenario::built_in_names().collect();
+        let from = names
+            .iter()
+            .position(|n| *n == app.session().scenario().name)
+            .unwrap();
+        let to = names.iter().position(|n| *n == name).unwrap();
+        for _ in 0..(to + names.len() - from) % names.len() {
+            app.update(Action::PickerDown);
+        }
+        app.update(Action::PickerChoose);
+        assert_eq!(app.session().scenario().name, name);
+    };
+    // --seed: chaos, another lesson, chaos again: the same seed.
+    let mut seeded = App::new(
+        Session::new(setup("chaos", true, FenceCheck::PerKey).seed(11)),
+        Theme::plain(),
+    );
+    load(&mut seeded, "gc-pause");
+    load(&mut seeded, "chaos");
+    assert_eq!(seeded.session().seed(), 11);
+    assert!(screen(&seeded, 80, 24).contains("chaos, seed 11"));
+
+    // --as: the next lesson is told in the same system's words.
+    let etcd = setup("gc-pause", true, FenceCheck::PerKey).as_system(find("etcd").unwrap());
+    let mut app = App::new(Session::new(etcd), Theme::plain());
+    load(&mut app, "renew");
+    assert_eq!(app.session().setup().system.map(|s| s.id), Some("etcd"));
+    assert!(screen(&app, 80, 24)
+        .lines()
+        .next()
+        .unwrap()
+        .contains("etcd:"));
+
+    // --impl: the next lesson runs on the student's code, and its recording says so, so a
+    // replay does not quietly run on the built-in library.
+    let student = setup("gc-pause", true, FenceCheck::PerKey)
+        .student(fencing_lab::sim::built_in(), "labs/ada");
+    let mut app = App::new(Session::new(student), Theme::plain());
+    load(&mut app, "late-release");
+    assert_eq!(
+        app.session().setup().implemented_by.as_deref(),
+        Some("labs/ada")
+    );
+    app.update(Action::InjectPause);
+    let json = recording::to_json(app.session());
+    assert!(json.contains(r#""implementation": "labs/ada""#), "{json}");
+    assert!(json.contains(r#""scenario": "late-release""#), "{json}");
+    let footer = footer(&app, 200);
+    assert!(
+        !footer.contains("fencing") && !footer.contains("check"),
+        "{footer}"
+    );
+}
+
+#[test]
+fn a_system_with_no_token_offers_no_fencing_no_check_and_no_highest_token() {
+    use fencing_lab::sim::systems::find;
+    for id in ["redlock", "kubernetes"] {
+        let system = find(id).unwrap();
+        let mut app = App::new(
+            Session::new(setup("gc-pause", true, FenceCheck::PerKey).as_system(system)),
+            Theme::plain(),
+        );
+        for (action, says) in [
+            (
+                Action::ToggleFencing,
+                "nothing to check, so fencing stays off.",
+            ),
+            (Action::CycleCheck, "there is no check to switch."),
+            (Action::ToggleCompare, "no fenced storage to compare."),
+        ] {
+            app.update(action);
+            assert!(
+                app.status()
+                    .is_some_and(|s| s.starts_with(system.name) && s.ends_with(says)),
+                "{id} {action:?}: {:?}",
+                app.status()
+            );
+        }
+        assert!(
+            !app.session().world().fencing(),
+            "{id}: f turned fencing on"
+        );
+        assert!(!app.compare(), "{id}: c compared a fenced storage");
+        assert!(
+            app.session().inputs().is_empty(),
+            "{id}: {:?}",
+            app.session().inputs()
+        );
+        for width in [80, 120, 200] {
+            let footer = footer(&app, width);
+            for hint in ["f fencing", "v check", "c compare"] {
+                assert!(!footer.contains(hint), "{id} at {width}: {footer}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_end_of_a_lesson_offers_what_comes_next_not_a_step() {
+    let mut app = app_at("gc-pause", true, 23_000);
+    for width in [80, 120] {
+        let footer = footer(&app, width);
+        assert!(footer.contains("lesson over:"), "{footer}");
+        for gone in ["n next", "→ step", "space play"] {
+            assert!(!footer.contains(gone), "{width}: {footer}");
+        }
+        for kept in ["f fencing", "r restart", "s lessons"] {
+            assert!(footer.contains(kept), "{width}: {footer}");
+        }
+    }
+    for action in [Action::NextMoment, Action::StepForward, Action::TogglePlay] {
+        app.update(action);
+        assert!(
+            app.status().unwrap().contains("The lesson ended at 23.0 s"),
+            "{action:?}: {:?}",
+            app.status()
+        );
+        assert_eq!(app.session().now(), 23_000);
+    }
+    assert!(!app.is_playing());
+    // Before the end the same keys are offered.
+    let footer = footer(&app_at("gc-pause", true, 22_000), 80);
+    assert!(
+        footer.contains("n next") && footer.contains("→ step"),
+        "{footer}"
+    );
+}
+
+#[test]
+fn restart_says_which_check_the_run_starts_with() {
+    let mut app = app_at("renew", true, 3_000);
+    press(&mut app, &[Action::CycleCheck, Action::Restart]);
+    assert_eq!(
+        app.status(),
+        Some("Restarted at t = 0.0 s: fencing on, check strict (token > highest(key)).")
+    );
+    press(&mut app, &[Action::ToggleFencing, Action::Restart]);
+    assert_eq!(
+        app.status(),
+        Some("Restarted at t = 0.0 s: fencing off (check strict once it is on).")
+    );
+}
+
+#[test]
+fn going_back_before_the_question_asks_it_again() {
+    let mut app = app("gc-pause", true);
+    to_question(&mut app);
+    app.update(Action::StepBack);
+    assert_eq!(app.mode(), Mode::Main, "← leaves the question");
+    let times = to_question(&mut app);
+    assert_eq!(app.prediction().unwrap().revealed, None, "asked again");
+    assert!(times.len() <= 3, "{times:?}");
+    // Answered, back before its write and forward again: asked again, for the class to
+    // predict once more (say, after f).
+    app.update(Action::Answer(false));
+    press(&mut app, &[Action::StepBack, Action::StepBack]);
+    to_question(&mut app);
+    // Past the write, ← and → again do not ask: the class saw the answer at this moment.
+    app.update(Action::Skip);
+    app.seek(18_000);
+    press(&mut app, &[Action::StepBack, Action::StepForward]);
+    assert_eq!(app.mode(), Mode::Main);
+}
+
+#[test]
+fn the_network_lane_draws_no_write_that_arrived_before_the_window() {
+    // A write delayed early in a chaos run arrives long before the window of 60 s.
+    let mut app = app_at("chaos", true, 1_000);
+    app.update(Action::DelayWrite);
+    app.seek(60_000);
+    let sends: Vec<(u64, u64)> = app
+        .session()
+        .world()
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Send { deliver_at, .. } => Some((e.t, deliver_at)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !sends.is_empty() && sends.iter().all(|&(_, arrives)| arrives < 20_000),
+        "{sends:?}"
+    );
+    for (w, h) in [(80, 24), (120, 40)] {
+        let text = screen(&app, w, h);
+        let lane = text.lines().find(|l| l.contains(" network")).unwrap();
+        assert!(!lane.contains('›'), "{w}x{h}: {lane}\n{text}");
+        assert!(lane.contains("nothing in flight"), "{lane}");
+    }
+}
+
+#[test]
+fn a_handout_on_a_students_code_shows_its_screen_once_and_claims_no_fencing_off() {
+    use fencing_lab::sim::systems::find;
+    let handout = |setup: fencing_lab::sim::Setup| {
+        let end = setup.scenario.end;
+        let mut out = Vec::new();
+        fencing_lab::cli::report::handout(&mut out, &Session::played_to(setup, end)).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let student = setup("gc-pause", true, FenceCheck::PerKey)
+        .student(fencing_lab::sim::built_in(), "labs/ada");
+    let text = handout(student);
+    assert_eq!(text.matches("### The screen at").count(), 1, "{text}");
+    assert!(
+        text.contains("### The screen at 16.5 s, on your code"),
+        "{text}"
+    );
+    assert!(!text.contains("fencing off"), "{text}");
+    // With no token, the one screen is the unfenced one the run is.
+    let redlock = setup("gc-pause", true, FenceCheck::PerKey).as_system(find("redlock").unwrap());
+    let text = handout(redlock);
+    assert_eq!(text.matches("### The screen at").count(), 1, "{text}");
+    assert!(!text.contains("FENCING ON"), "{text}");
+    // The library's own handout still shows both.
+    let text = handout(setup("gc-pause", true, FenceCheck::PerKey));
+    assert!(text.contains("16.5 s, fencing on") && text.contains("16.5 s, fencing off"));
 }

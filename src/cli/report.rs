@@ -198,7 +198,7 @@ fn cell(text: &str) -> String {
 
 /// A handout: the story up to the lesson's question as a table, the question on its own, then a
 /// teacher's key with the answer, the rest of the story and the screen at the key moment with
-/// fencing on and off.
+/// fencing on and off (one screen, as it ran, on a student's code or a system with no token).
 pub fn handout(out: &mut impl Write, session: &Session) -> io::Result<()> {
     let scenario = session.scenario();
     let lesson = Lesson::of(session);
@@ -267,9 +267,22 @@ pub fn handout(out: &mut impl Write, session: &Session) -> io::Result<()> {
         table(out, rows_of(&after[1..]))?;
     }
     let moment = key_moment(session);
-    for fencing in [true, false] {
-        let setup = session.setup().clone().fencing(fencing);
-        let label = if fencing { "fencing on" } else { "fencing off" };
+    // A student's storage keeps its own rule, and a system with no token has nothing to check:
+    // fencing switched is not a screen this run can show, so there is one screen, as it ran.
+    let setup = session.setup();
+    let student = setup.implemented_by.is_some();
+    let settings: &[bool] = if student || !setup.has_token() {
+        &[setup.fencing]
+    } else {
+        &[true, false]
+    };
+    for &fencing in settings {
+        let setup = setup.clone().fencing(fencing);
+        let label = match (student, fencing) {
+            (true, _) => "on your code",
+            (false, true) => "fencing on",
+            (false, false) => "fencing off",
+        };
         writeln!(
             out,
             "\n### The screen at {} s, {label}\n",

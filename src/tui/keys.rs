@@ -315,11 +315,28 @@ pub fn key_label(code: KeyCode) -> String {
     }
 }
 
-/// The footer's hints of `mode`: (key, hint, order), in table order.
-pub fn hints(mode: Mode) -> Vec<(String, &'static str, u8)> {
+/// One hint of the footer: the key as shown, its word, how long it stays on a narrow screen
+/// (lower stays longer) and the action it asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hint {
+    pub key: String,
+    pub text: &'static str,
+    pub order: u8,
+    pub action: Action,
+}
+
+/// The footer's hints of `mode`, in table order.
+pub fn hints(mode: Mode) -> Vec<Hint> {
     keymap(mode)
         .iter()
-        .filter_map(|b| b.hint.map(|hint| (key_label(b.codes[0]), hint, b.order)))
+        .filter_map(|b| {
+            b.hint.map(|text| Hint {
+                key: key_label(b.codes[0]),
+                text,
+                order: b.order,
+                action: b.action,
+            })
+        })
         .collect()
 }
 

@@ -15,13 +15,15 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
+use super::action::Action;
 use super::app::{Mode, Overlay};
 use super::frame::{
     duration, event_role, verdict_line, CaptionData, ClientRow, EventLine, FooterData, FrameData,
-    HeaderData, KeyRow, LockLines, LockPanelData, LockRow, StorageData, TimelineData,
+    HeaderData, Holder, KeyRow, LockLines, LockPanelData, LockRow, StorageData, TimelineData,
     EVENTS_DESCRIBED,
 };
 use super::frame::{Field, Flight};
+use super::keys::Hint;
 use super::terminal::{clamped, enter, restore};
 use super::theme::{Role, Theme};
 use super::view;
@@ -66,7 +68,12 @@ pub fn live_frame(board: &Board) -> FrameData<'_> {
             } else {
                 "LIVE on etcd, real seconds:"
             }),
-            hints: vec![("q".into(), "quit", 0)],
+            hints: vec![Hint {
+                key: "q".into(),
+                text: "quit",
+                order: 0,
+                action: Action::Quit,
+            }],
         },
     }
 }
@@ -182,6 +189,7 @@ fn timeline(board: &Board) -> TimelineData<'_> {
         now: board.now(),
         end: board.end.max(board.now()),
         chaos: scenario.chaos.is_some(),
+        tokens: true,
         history: board.history(),
         clients,
         locks,
@@ -205,25 +213,30 @@ fn lock_panel(board: &Board) -> LockPanelData {
                 ttl = Some(length);
                 LockLines {
                     name: name.clone(),
-                    holder: Some(format!("{}  token {}", lease.client, lease.token)),
-                    detail: format!(
-                        "granted {} s  TTL to {} s",
-                        fmt_service_seconds(lease.granted_at),
-                        fmt_service_seconds(lease.expires_at)
-                    ),
-                    detail_short: format!(
-                        "lease   {} → {} s",
-                        fmt_service_seconds(lease.granted_at),
-                        fmt_service_seconds(lease.expires_at)
-                    ),
+                    holder: Some(Holder {
+                        client: lease.client.to_string(),
+                        short: format!("c{}", lease.client.number()),
+                        token: Some(format!("token {}", lease.token)),
+                    }),
+                    details: vec![
+                        format!(
+                            "granted {} s  TTL to {} s",
+                            fmt_service_seconds(lease.granted_at),
+                            fmt_service_seconds(lease.expires_at)
+                        ),
+                        format!(
+                            "lease   {} → {} s",
+                            fmt_service_seconds(lease.granted_at),
+                            fmt_service_seconds(lease.expires_at)
+                        ),
+                    ],
                     left: Some((left.max(0) as f64 / length, duration(left))),
                 }
             }
             None => LockLines {
                 name: name.clone(),
                 holder: None,
-                detail: "no lock key in etcd".into(),
-                detail_short: "no lock key in etcd".into(),
+                details: vec!["no lock key in etcd".into()],
                 left: None,
             },
         })
@@ -249,7 +262,7 @@ fn storage(board: &Board) -> StorageData {
             KeyRow {
                 key: row.key.clone(),
                 value: row.value.clone(),
-                highest,
+                highest: Some(highest),
                 by: row.by.map(|(client, token)| {
                     (
                         format!("{client} (t{token})"),
@@ -268,11 +281,12 @@ fn storage(board: &Board) -> StorageData {
             key,
             verdict,
             ..
-        } => Some(verdict_line(verdict, *client, key, e.t, board.now())),
+        } => Some(verdict_line(verdict, *client, key, e.t, board.now(), true)),
         _ => None,
     });
     StorageData {
         title: title.into(),
+        highest: true,
         rows,
         verdict,
         counts: None,
@@ -286,6 +300,7 @@ fn caption(board: &Board, vocab: &Vocab) -> CaptionData {
             text: ended.clone(),
             role: None,
             prompt: None,
+            prompt_in_footer: false,
         };
     }
     let lesson = Lesson::new(
@@ -308,6 +323,7 @@ fn caption(board: &Board, vocab: &Vocab) -> CaptionData {
         },
         text: caption.text,
         prompt: None,
+        prompt_in_footer: false,
     }
 }
 
@@ -321,6 +337,7 @@ pub fn live_text(board: &Board, width: u16, height: u16) -> String {
         &live_frame(board),
         &Theme::plain(),
         Mode::Main,
+        &Vocab::plain(&board.setup().scenario.locks),
     );
     view::buffer_text(&buf)
 }
@@ -352,6 +369,10 @@ fn live_loop(board: &Mutex<Board>, done: &AtomicBool, stop: &AtomicBool) -> io::
         },
     )?;
     let theme = Theme::from_env();
+    let vocab = {
+        let board = board.lock().unwrap_or_else(|p| p.into_inner());
+        Vocab::plain(&board.setup().scenario.locks)
+    };
     event::poll(Duration::ZERO)?;
     loop {
         {
@@ -359,7 +380,7 @@ fn live_loop(board: &Mutex<Board>, done: &AtomicBool, stop: &AtomicBool) -> io::
             let data = live_frame(&board);
             screen.draw(|f| {
                 let area = f.area();
-                view::draw_data(area, f.buffer_mut(), &data, &theme, Mode::Main)
+                view::draw_data(area, f.buffer_mut(), &data, &theme, Mode::Main, &vocab)
             })?;
         }
         if stop.load(Ordering::SeqCst) && done.load(Ordering::SeqCst) {

@@ -21,13 +21,14 @@ mod terminal;
 mod theme;
 mod view;
 
-pub use app::{Action, App, Mode, Overlay, Prediction, HELP_PAGES, SPEEDS, STEPS};
-pub use frame::{duration, FrameData, HEADER_PRIORITY};
-pub use keys::{action_for, help_rows, hints, key_label, keymap, Binding};
+pub use app::{Action, App, CommandInfo, Mode, Overlay, Prediction, HELP_PAGES, SPEEDS, STEPS};
+pub use frame::{duration, FrameData};
+pub use keys::{action_for, help_rows, hints, key_for, key_label, keymap, Binding, Hint};
 pub use live::{live_frame, live_text, run_live};
 pub use terminal::{clamped, report_save, run_terminal};
 pub use theme::{Role, Theme};
 pub use view::{
-    buffer_text, clip, draw, heights, help_pages, lane_span, render_buffer, render_text, wrap,
-    Heights, Window, LEGEND, MAX_HEIGHT, MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH,
+    buffer_text, clip, draw, heights, help_pages, lane_span, lock_labels, render_buffer,
+    render_text, verdict_text, wrap, Heights, LockLabels, Window, LEGEND, MAX_HEIGHT, MAX_WIDTH,
+    MIN_HEIGHT, MIN_WIDTH,
 };

@@ -1,5 +1,6 @@
 //! Styles by role. Colour is never the only signal: every role also has a glyph or a word, and
-//! under `NO_COLOR` the theme uses modifiers only (crossterm's colour reset would wipe them).
+//! under `NO_COLOR` the theme uses bold, reverse and underline only (crossterm's colour reset
+//! would wipe them), never faint text.
 
 use ratatui::style::{Color, Modifier, Style};
 
@@ -70,7 +71,8 @@ impl Theme {
                 | Role::Selected
                 | Role::Question => bold,
                 Role::Stale => Style::new().add_modifier(Modifier::UNDERLINED),
-                Role::Dim | Role::Idle => Style::new().add_modifier(Modifier::DIM),
+                // Faint text is a colour by another name, and a projector loses it: without
+                // colour, what is dim in colour is plain.
                 _ => Style::new(),
             };
         }

@@ -63,6 +63,22 @@ impl Setup {
             .saturating_add(u64::from(numbered))
     }
 
+    /// The same settings on another scenario, as the UI's picker loads it: the seed, the
+    /// implementation (this library or a student's, by name), the system (`--as`), fencing and
+    /// the check all kept.
+    pub fn with_scenario(&self, scenario: Arc<Scenario>) -> Setup {
+        Setup {
+            scenario,
+            ..self.clone()
+        }
+    }
+
+    /// Whether the lock service hands out a number the storage can check: not under a system
+    /// with no token (`--as redlock`, `--as kubernetes`), whose runs are unfenced.
+    pub fn has_token(&self) -> bool {
+        self.system.is_none_or(|system| system.has_token)
+    }
+
     /// The same, with this seed.
     pub fn seed(mut self, seed: u64) -> Setup {
         self.seed = seed;
@@ -92,5 +108,37 @@ impl Setup {
         self.backend = backend;
         self.implemented_by = Some(name.into());
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::systems::find;
+
+    fn built_in(name: &str) -> Arc<Scenario> {
+        Arc::new(Scenario::built_in(name).unwrap())
+    }
+
+    #[test]
+    fn another_scenario_keeps_every_setting_of_the_run() {
+        let setup = Setup::new(built_in("gc-pause"))
+            .seed(11)
+            .check(FenceCheck::Strict)
+            .student(crate::sim::backend::built_in(), "labs/ada");
+        let next = setup.with_scenario(built_in("chaos"));
+        assert_eq!(next.scenario.name, "chaos");
+        assert_eq!(
+            (next.seed, next.fencing, next.check),
+            (11, true, FenceCheck::Strict)
+        );
+        assert_eq!(next.implemented_by.as_deref(), Some("labs/ada"));
+
+        let redlock = Setup::new(built_in("gc-pause")).as_system(find("redlock").unwrap());
+        let next = redlock.with_scenario(built_in("renew"));
+        assert_eq!(next.system.map(|s| s.id), Some("redlock"));
+        assert!(!next.fencing && !next.has_token());
+        let etcd = Setup::new(built_in("renew")).as_system(find("etcd").unwrap());
+        assert!(etcd.has_token() && Setup::new(built_in("renew")).has_token());
     }
 }

@@ -3,11 +3,13 @@
 //! it so):
 //!
 //! 1. [`fit`]: measuring, clipping and wrapping text to a width.
-//! 2. [`header`], [`panels`], [`text`], [`timeline`]: the main view's widgets.
-//! 3. [`overlays`]: help, picker and too-small notice, over the main view.
+//! 2. [`lanes`]: lanes drawn into columns of time, and where each label goes.
+//! 3. [`header`], [`panels`], [`text`], [`timeline`]: the main view's widgets.
+//! 4. [`overlays`]: help, picker and too-small notice, over the main view.
 
 mod fit;
 mod header;
+mod lanes;
 mod overlays;
 mod panels;
 mod text;
@@ -21,10 +23,13 @@ use ratatui::Frame;
 use super::app::{App, Mode, Overlay};
 use super::frame::FrameData;
 use super::theme::Theme;
+use crate::sim::Vocab;
 
 pub use fit::{clip, wrap};
+pub use lanes::{lock_labels, LockLabels, Window};
 pub use overlays::help_pages;
-pub use timeline::{lane_span, Window, LEGEND};
+pub use panels::verdict_text;
+pub use timeline::{lane_span, LEGEND};
 
 /// The smallest screen the full layout fits.
 pub const MIN_WIDTH: u16 = 70;
@@ -53,56 +58,99 @@ pub struct Heights {
     pub log: u16,
     /// The caption box and the log share a border (the log's top line), which saves a row.
     pub joined: bool,
+    /// Whether the caption shows its prompt (a question's prompt gives way to the log: the
+    /// footer offers the same keys).
+    pub prompt: bool,
 }
 
 /// Splits `height` rows: header 2 and footer 1; the timeline what its lanes need; the panels
 /// what their lines need; the caption what its text needs (at least 2 lines); the event log the
-/// rest (hidden below 3 rows).
+/// rest. The log is shown only if its newest event fits whole; to make room for it, a
+/// question's prompt gives way first (the footer offers the same keys), then the lock panel's
+/// gauges, then the caption's blank second line, then a chaos run's empty row of labels, and
+/// last the panels down to two lines (a holder and the footer; the storage's keys counted, its
+/// verdict kept).
 pub fn heights(data: &FrameData, width: u16, height: u16) -> Heights {
-    let lanes = 1 + data.timeline.clients.len() + data.timeline.locks.len();
-    let network = u16::from(!data.timeline.flights.is_empty());
-    let timeline = 2 + lanes as u16 + network;
-    let lock_lines = panels::lock_lines(&data.lock_panel) as u16;
+    let inner = width.saturating_sub(2);
+    let steady = 2 + timeline::rows(&data.timeline, inner, true);
+    let least = 2 + timeline::rows(&data.timeline, inner, false);
     let spare = height.saturating_sub(MIN_HEIGHT);
-    let panels = (2 + lock_lines.max(4)).max(6) + (spare.saturating_sub(6) / 4).min(4);
-    let inner = width.saturating_sub(2) as usize;
-    let caption_lines = text::caption_lines(&data.caption, inner) as u16;
-    let rest = height.saturating_sub(3 + timeline + panels);
-    let caption = (2 + caption_lines.clamp(2, 5)).min(rest.max(4));
-    // The log is shown only if the newest event fits in it whole.
+    let full = (2 + (panels::lock_lines(&data.lock_panel) as u16).max(4)).max(6)
+        + (spare.saturating_sub(6) / 4).min(4);
+    let compact = (2 + (panels::lock_lines_compact(&data.lock_panel) as u16).max(3)).min(full);
+    let tight = (2 + panels::LINES_TIGHT as u16).min(compact);
+    let inner = inner as usize;
     let log_needs = 2 + text::newest_event_lines(&data.events, inner).max(1) as u16;
-    // With a log below it, the caption box drops its bottom border: the log's top is the line
-    // between them.
-    let joined = rest.saturating_sub(caption - 1) >= log_needs;
-    let caption = if joined { caption - 1 } else { caption };
-    let log = rest.saturating_sub(caption);
+    let keep = !data.caption.prompt_in_footer;
+    let tries = [
+        (steady, full, true, 2),
+        (steady, full, keep, 2),
+        (steady, compact, keep, 2),
+        (steady, compact, keep, 1),
+        (least, compact, keep, 1),
+        (least, tight, keep, 1),
+    ];
+    for (timeline, panels, prompt, fewest) in tries {
+        let lines = (text::caption_lines(&data.caption, inner, prompt) as u16).clamp(fewest, 5);
+        let rest = height.saturating_sub(3 + timeline + panels);
+        // With a log below it, the caption box drops its bottom border: the log's top is the
+        // line between them.
+        if 1 + lines + log_needs <= rest {
+            return Heights {
+                timeline,
+                panels,
+                caption: 1 + lines,
+                log: rest - 1 - lines,
+                joined: true,
+                prompt,
+            };
+        }
+    }
+    // No room for the newest event whole: no log; the caption takes what it needs, and the
+    // panels give way before a lane would (a layout that overflows cuts the timeline's last).
+    let lines = |prompt| (text::caption_lines(&data.caption, inner, prompt) as u16).clamp(2, 5);
+    let tries = [
+        (steady, full, true),
+        (steady, full, keep),
+        (steady, compact, keep),
+        (steady, tight, keep),
+        (least, tight, keep),
+    ];
+    let fits = |&(timeline, panels, prompt): &(u16, u16, bool)| {
+        3 + timeline + panels + 2 + lines(prompt) <= height
+    };
+    let (timeline, panels, prompt) = tries
+        .iter()
+        .copied()
+        .find(fits)
+        .unwrap_or((least, tight, keep));
+    let rest = height.saturating_sub(3 + timeline + panels);
     Heights {
         timeline,
         panels,
-        caption,
-        log: if joined { log } else { 0 },
-        joined,
+        caption: (2 + lines(prompt)).min(rest),
+        log: 0,
+        joined: false,
+        prompt,
     }
 }
 
 fn draw_area(area: Rect, buf: &mut Buffer, app: &App) {
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        overlays::TooSmall {
-            width: area.width,
-            height: area.height,
-            min_width: MIN_WIDTH,
-            min_height: MIN_HEIGHT,
-        }
-        .render(area, buf);
-        return;
-    }
     let data = FrameData::of(app);
-    draw_data(area, buf, &data, app.theme(), app.mode_beneath());
+    let vocab = app.lesson().vocab();
+    draw_data(area, buf, &data, app.theme(), app.mode_beneath(), vocab);
 }
 
 /// Draws a frame's data (from the app, or from a live run's board) onto `buf`; `beneath` is the
-/// key table the help describes.
-pub fn draw_data(area: Rect, buf: &mut Buffer, data: &FrameData, theme: &Theme, beneath: Mode) {
+/// key table the help describes, in `vocab`'s words.
+pub fn draw_data(
+    area: Rect,
+    buf: &mut Buffer,
+    data: &FrameData,
+    theme: &Theme,
+    beneath: Mode,
+    vocab: &Vocab,
+) {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         overlays::TooSmall {
             width: area.width,
@@ -113,6 +161,12 @@ pub fn draw_data(area: Rect, buf: &mut Buffer, data: &FrameData, theme: &Theme, 
         .render(area, buf);
         return;
     }
+    draw_main(area, buf, data, theme);
+    draw_overlay(area, buf, data, theme, beneath, vocab);
+}
+
+/// The main view: header, timeline, panels, caption, event log and footer.
+fn draw_main(area: Rect, buf: &mut Buffer, data: &FrameData, theme: &Theme) {
     let h = heights(data, area.width, area.height);
     // Rows nothing needs (a hidden log) stay blank above the footer, which keeps the last row.
     let [header, timeline, panels, caption, log, _, footer] = Layout::vertical([
@@ -125,7 +179,6 @@ pub fn draw_data(area: Rect, buf: &mut Buffer, data: &FrameData, theme: &Theme, 
         Constraint::Length(1),
     ])
     .areas(area);
-
     header::Header {
         data: &data.header,
         theme,
@@ -134,44 +187,15 @@ pub fn draw_data(area: Rect, buf: &mut Buffer, data: &FrameData, theme: &Theme, 
     timeline::Timeline {
         data: &data.timeline,
         theme,
+        steady: h.timeline > 2 + timeline::rows(&data.timeline, area.width - 2, false),
     }
     .render(timeline, buf);
-    match &data.compare {
-        Some([fenced, unfenced]) => {
-            let [left, right] =
-                Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                    .areas(panels);
-            panels::StoragePanel {
-                data: fenced,
-                theme,
-            }
-            .render(left, buf);
-            panels::StoragePanel {
-                data: unfenced,
-                theme,
-            }
-            .render(right, buf);
-        }
-        None => {
-            let [left, right] =
-                Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)])
-                    .areas(panels);
-            panels::LockPanel {
-                data: &data.lock_panel,
-                theme,
-            }
-            .render(left, buf);
-            panels::StoragePanel {
-                data: &data.storage,
-                theme,
-            }
-            .render(right, buf);
-        }
-    }
+    draw_panels(panels, buf, data, theme);
     text::Caption {
         data: &data.caption,
         theme,
         joined: h.joined,
+        prompt: h.prompt,
     }
     .render(caption, buf);
     if h.log > 0 {
@@ -188,24 +212,76 @@ pub fn draw_data(area: Rect, buf: &mut Buffer, data: &FrameData, theme: &Theme, 
         theme,
     }
     .render(footer, buf);
+}
 
+/// The lock panel beside the clients' storage, or the compare view's two storages.
+fn draw_panels(area: Rect, buf: &mut Buffer, data: &FrameData, theme: &Theme) {
+    let split = |left: u16| -> [Rect; 2] {
+        Layout::horizontal([
+            Constraint::Percentage(left),
+            Constraint::Percentage(100 - left),
+        ])
+        .areas(area)
+    };
+    match &data.compare {
+        Some([fenced, unfenced]) => {
+            let [left, right] = split(50);
+            panels::StoragePanel {
+                data: fenced,
+                theme,
+            }
+            .render(left, buf);
+            panels::StoragePanel {
+                data: unfenced,
+                theme,
+            }
+            .render(right, buf);
+        }
+        None => {
+            let [left, right] = split(40);
+            panels::LockPanel {
+                data: &data.lock_panel,
+                theme,
+            }
+            .render(left, buf);
+            panels::StoragePanel {
+                data: &data.storage,
+                theme,
+            }
+            .render(right, buf);
+        }
+    }
+}
+
+/// The help or the picker, over the body: it covers the body whole (header and footer stay),
+/// since half-covered words and borders beside it would read as cut text.
+fn draw_overlay(
+    area: Rect,
+    buf: &mut Buffer,
+    data: &FrameData,
+    theme: &Theme,
+    beneath: Mode,
+    vocab: &Vocab,
+) {
+    if data.overlay == Overlay::None {
+        return;
+    }
     // An overlay covers the body whole (header and footer stay): half-covered words and
     // borders beside it would read as cut text.
-    if data.overlay != Overlay::None {
-        let body = Rect::new(
-            area.x,
-            area.y + 2,
-            area.width,
-            area.height.saturating_sub(3),
-        );
-        ratatui::widgets::Clear.render(body, buf);
-    }
+    let body = Rect::new(
+        area.x,
+        area.y + 2,
+        area.width,
+        area.height.saturating_sub(3),
+    );
+    ratatui::widgets::Clear.render(body, buf);
     match data.overlay {
         Overlay::None => {}
         Overlay::Help { page } => overlays::Help {
             page,
             mode: beneath,
             theme,
+            vocab,
         }
         .render(area, buf),
         Overlay::Picker { cursor } => overlays::Picker { theme, cursor }.render(area, buf),

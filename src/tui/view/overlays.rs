@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
 use super::fit::{clip, wrap};
 use super::timeline::LEGEND;
 use crate::sim::systems::SYSTEMS;
-use crate::sim::Scenario;
+use crate::sim::{ClientId, Scenario, Vocab};
 use crate::tui::app::{Action, Mode};
 use crate::tui::keys;
 use crate::tui::theme::{Role, Theme};
@@ -25,29 +25,47 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
-/// What the panels and the other marks on screen mean (the second help page, after the glyphs).
-const PANELS: &[(&str, &str)] = &[
-    ("▸", "the selected client (1 2 3): g, x and d act on it"),
-    (
-        "t2",
-        "on a client lane: the token it holds or thinks it holds",
-    ),
-    (
-        "c2 t2",
-        "on the lock lane: client 2 holds the lock with token 2",
-    ),
-    ("GC, down", "on a client lane: a GC pause, a crash"),
-    ("╵5", "the time axis, in seconds"),
-    (
-        "believes",
-        "the lease as the client reckons it, on its own clock",
-    ),
-    ("lock service", "the truth: live, or ended how long ago"),
-    (
-        "highest",
-        "the storage's per-key highest token: the fence_token column",
-    ),
-];
+/// What the panels and the other marks on screen mean (the third help page, after the glyphs),
+/// the keys named from the key table.
+fn panels() -> Vec<(String, String)> {
+    let key = |action| keys::key_for(Mode::Main, action);
+    let clients: Vec<String> = ClientId::ALL
+        .iter()
+        .map(|&c| key(Action::Select(c)))
+        .collect();
+    let selected = format!(
+        "the selected client ({}): {}, {} and {} act on it",
+        clients.join(" "),
+        key(Action::InjectPause),
+        key(Action::Crash),
+        key(Action::DelayWrite)
+    );
+    [
+        ("▸", selected.as_str()),
+        (
+            "t2",
+            "on a client lane: the token it holds or thinks it holds",
+        ),
+        (
+            "c2 t2",
+            "on the lock lane (or the row under it): client 2 holds the lock with token 2",
+        ),
+        ("GC, down", "on a client lane: a GC pause, a crash"),
+        ("╵5", "the time axis, in seconds"),
+        (
+            "believes",
+            "the lease as the client reckons it, on its own clock",
+        ),
+        ("lock service", "the truth: live, or ended how long ago"),
+        (
+            "highest",
+            "the storage's per-key highest token: the fence_token column",
+        ),
+    ]
+    .into_iter()
+    .map(|(k, m)| (k.to_owned(), m.to_owned()))
+    .collect()
+}
 
 /// The help pages, as (title, rows of (key or glyph, meaning)), for `mode`: the keys of the mode,
 /// the marks on the timeline, the labels and panels, then what real systems call the token.
@@ -61,10 +79,7 @@ pub fn help_pages(mode: Mode) -> Vec<(String, Vec<(String, String)>)> {
         .iter()
         .map(|(glyph, _, meaning)| (glyph.to_string(), (*meaning).to_owned()))
         .collect();
-    let panels = PANELS
-        .iter()
-        .map(|(k, m)| ((*k).to_owned(), (*m).to_owned()))
-        .collect();
+    let panels = panels();
     let title = match mode {
         Mode::Question => "Keys while a question waits",
         _ => "Keys",
@@ -90,6 +105,9 @@ pub struct Help<'a> {
     pub page: usize,
     pub mode: Mode,
     pub theme: &'a Theme,
+    /// The lesson's words: with `--as`, the system's word for a token (not on the last page,
+    /// which names every system's).
+    pub vocab: &'a Vocab,
 }
 
 impl Widget for Help<'_> {
@@ -97,6 +115,13 @@ impl Widget for Help<'_> {
         let pages = help_pages(self.mode);
         let page = self.page.min(pages.len() - 1);
         let (title, rows) = &pages[page];
+        let said = |text: &str| {
+            if page + 1 < pages.len() {
+                self.vocab.say(text)
+            } else {
+                text.to_owned()
+            }
+        };
         let box_w = area.width.min(78);
         let key_w = rows
             .iter()
@@ -108,7 +133,7 @@ impl Widget for Help<'_> {
         let key_style = self.theme.style(Role::Title);
         let mut lines = Vec::new();
         for (key, meaning) in rows {
-            for (i, part) in wrap(meaning, text_w).into_iter().enumerate() {
+            for (i, part) in wrap(&said(meaning), text_w).into_iter().enumerate() {
                 let k = if i == 0 { key.as_str() } else { "" };
                 lines.push(Line::from(vec![
                     Span::styled(format!("{k:<key_w$}"), key_style),
@@ -167,10 +192,15 @@ impl Widget for Picker<'_> {
         let total: usize = entries.iter().map(Vec::len).sum();
         let box_area = centered(area, box_w, (total as u16 + 2).min(area.height));
         Clear.render(box_area, buf);
-        let block = Block::bordered().title(clip(
-            " Choose a scenario: ↑↓ Enter, Esc cancels ",
-            box_w.saturating_sub(2) as usize,
-        ));
+        let key = |action| keys::key_for(Mode::Picker, action);
+        let title = format!(
+            " Choose a scenario: {}{} {}, {} cancels ",
+            key(Action::PickerUp),
+            key(Action::PickerDown),
+            key(Action::PickerChoose),
+            key(Action::CloseOverlay)
+        );
+        let block = Block::bordered().title(clip(&title, box_w.saturating_sub(2) as usize));
         let inner = block.inner(box_area);
         block.render(box_area, buf);
         // Scroll so the chosen entry is whole on screen.
@@ -212,8 +242,12 @@ pub struct TooSmall {
 impl Widget for TooSmall {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let text = format!(
-            "Terminal too small: {}x{}. fencing-lab needs at least {}x{}. Enlarge the window, or press q to quit.",
-            self.width, self.height, self.min_width, self.min_height
+            "Terminal too small: {}x{}. fencing-lab needs at least {}x{}. Enlarge the window, or press {} to quit.",
+            self.width,
+            self.height,
+            self.min_width,
+            self.min_height,
+            keys::key_for(Mode::Main, Action::Quit)
         );
         Paragraph::new(text)
             .wrap(Wrap { trim: true })

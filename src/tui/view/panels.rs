@@ -1,4 +1,6 @@
 //! The lock panel and the storage panels (the clients' storage, or the compare view's pair).
+//! What a line must keep is kept whole (a holder's token; a verdict's client, key and tokens);
+//! the rest gives way first.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -8,10 +10,10 @@ use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::fit::{clip, width};
 use crate::sim::text::counted;
-use crate::tui::frame::{LockPanelData, StorageData, VerdictLine};
+use crate::tui::frame::{Holder, KeyRow, LockLines, LockPanelData, StorageData, VerdictLine};
 use crate::tui::theme::{Role, Theme};
 
-/// How many lines the lock panel needs inside its border.
+/// How many lines the lock panel wants inside its border.
 pub fn lock_lines(data: &LockPanelData) -> usize {
     if data.locks.len() == 1 {
         4
@@ -19,6 +21,20 @@ pub fn lock_lines(data: &LockPanelData) -> usize {
         2 * data.locks.len() + 1
     }
 }
+
+/// How many lines the lock panel needs without its gauges, which give way first (the timeline
+/// says how long each lease has left).
+pub fn lock_lines_compact(data: &LockPanelData) -> usize {
+    if data.locks.len() == 1 {
+        3
+    } else {
+        data.locks.len() + 1
+    }
+}
+
+/// How many lines the panels need at least: the first lock's holder and the footer (or a second
+/// holder), beside the storage's latest verdict and its keys counted.
+pub const LINES_TIGHT: usize = 2;
 
 /// Holder, token, grant and expiry times, time left as a gauge, next token.
 pub struct LockPanel<'a> {
@@ -29,7 +45,6 @@ pub struct LockPanel<'a> {
 impl Widget for LockPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let data = self.data;
-        let theme = self.theme;
         let title = match data.locks.as_slice() {
             [one] => format!(" Lock: {} ", one.name),
             _ => " Locks ".to_owned(),
@@ -37,48 +52,106 @@ impl Widget for LockPanel<'_> {
         let block = Block::bordered().title(clip(&title, area.width.saturating_sub(2) as usize));
         let inner = block.inner(area);
         block.render(area, buf);
-        let w = inner.width as usize;
-        let mut lines = Vec::new();
+        // (how soon it gives way, the line): the gauges first, then the grant's times, then
+        // the footer; a holder's line never.
+        let mut lines: Vec<(u8, Line)> = Vec::new();
         for lock in &data.locks {
-            let single = data.locks.len() == 1;
-            let name = if single {
-                "holder  ".to_owned()
-            } else {
-                format!("{} ", clip(&lock.name, 12))
-            };
-            // Whatever follows the name is clipped with a mark, never cut mid-word silently.
-            let room = w.saturating_sub(width(&name));
-            match &lock.holder {
-                Some(holder) => lines.push(Line::from(vec![
-                    Span::raw(name),
-                    Span::styled(clip(holder, room), theme.style(Role::Title)),
-                ])),
-                None => lines.push(Line::from(vec![
-                    Span::raw(name),
-                    Span::styled("free", theme.style(Role::Dim)),
-                    Span::raw(if single { "" } else { "  " }),
-                    Span::styled(
-                        if single {
-                            String::new()
-                        } else {
-                            clip(&lock.detail, room.saturating_sub(6))
-                        },
-                        theme.style(Role::Dim),
-                    ),
-                ])),
-            }
-            if single {
-                let detail = match &lock.holder {
-                    Some(_) if width(&lock.detail) <= w => lock.detail.clone(),
-                    Some(_) => lock.detail_short.clone(),
-                    None => format!("last    {}", lock.detail),
-                };
-                lines.push(Line::raw(clip(&detail, w)));
-            }
-            lines.push(gauge_line(lock.left.as_ref(), inner.width, theme));
+            lines.extend(lock_entry(
+                lock,
+                data.locks.len() == 1,
+                inner.width,
+                self.theme,
+            ));
         }
-        lines.push(Line::raw(clip(&data.footer, w)));
-        Paragraph::new(lines).render(inner, buf);
+        lines.push((1, Line::raw(clip(&data.footer, inner.width as usize))));
+        while lines.len() > inner.height as usize {
+            let Some(worst) = (0..lines.len()).max_by_key(|&i| (lines[i].0, i)) else {
+                break;
+            };
+            lines.remove(worst);
+        }
+        Paragraph::new(lines.into_iter().map(|(_, l)| l).collect::<Vec<_>>()).render(inner, buf);
+    }
+}
+
+/// One lock's lines, each with how soon it gives way.
+fn lock_entry(lock: &LockLines, single: bool, w: u16, theme: &Theme) -> Vec<(u8, Line<'static>)> {
+    let w_us = w as usize;
+    let mut lines = vec![(0, holder_line(lock, single, w_us, theme))];
+    if single {
+        let prefix = if lock.holder.is_some() {
+            ""
+        } else {
+            "last    "
+        };
+        lines.push((2, Line::raw(first_fit(prefix, &lock.details, w_us))));
+    }
+    lines.push((3, gauge_line(lock.left.as_ref(), w, theme)));
+    lines
+}
+
+/// `prefix` and the first of `forms` that fits `w` columns, or the last one clipped.
+fn first_fit(prefix: &str, forms: &[String], w: usize) -> String {
+    let room = w.saturating_sub(width(prefix));
+    let form = forms
+        .iter()
+        .find(|f| width(f) <= room)
+        .cloned()
+        .unwrap_or_else(|| clip(forms.last().map_or("", String::as_str), room));
+    format!("{prefix}{form}")
+}
+
+/// "holder  client-2  token 2", or with several locks "orders client-1  token 1": the token is
+/// never cut; the lock's name and then the client are shortened first.
+fn holder_line(lock: &LockLines, single: bool, w: usize, theme: &Theme) -> Line<'static> {
+    let names: Vec<String> = if single {
+        vec!["holder  ".to_owned()]
+    } else {
+        // "orders-lock" reads as "orders" beside a lane that is plainly a lock's.
+        let stem = lock.name.strip_suffix("-lock").unwrap_or(&lock.name);
+        vec![format!("{} ", lock.name), format!("{stem} ")]
+    };
+    let Some(holder) = &lock.holder else {
+        let name = names.last().cloned().unwrap_or_default();
+        let detail = if single {
+            String::new()
+        } else {
+            first_fit("  ", &lock.details, w.saturating_sub(width(&name) + 4))
+        };
+        return Line::from(vec![
+            Span::raw(name),
+            Span::styled("free", theme.style(Role::Dim)),
+            Span::styled(detail, theme.style(Role::Dim)),
+        ]);
+    };
+    let whos = holder_forms(holder);
+    let (name, who) = names
+        .iter()
+        .flat_map(|n| whos.iter().map(move |h| (n.clone(), h.clone())))
+        .find(|(n, h)| width(n) + width(h) <= w)
+        .unwrap_or_else(|| {
+            // Nothing fits whole: the lock's name gives way, never the holder's token.
+            let who = whos.last().cloned().unwrap_or_default();
+            let room = w.saturating_sub(width(&who));
+            let name = names.last().cloned().unwrap_or_default();
+            (clip(name.trim_end(), room.saturating_sub(1)) + " ", who)
+        });
+    Line::from(vec![
+        Span::raw(name),
+        Span::styled(who, theme.style(Role::Title)),
+    ])
+}
+
+/// "client-2  token 2", longest first, down to "c2 token 2"; the client alone with no token.
+fn holder_forms(holder: &Holder) -> Vec<String> {
+    match &holder.token {
+        Some(token) => vec![
+            format!("{}  {token}", holder.client),
+            format!("{} {token}", holder.client),
+            format!("{}  {token}", holder.short),
+            format!("{} {token}", holder.short),
+        ],
+        None => vec![holder.client.clone(), holder.short.clone()],
     }
 }
 
@@ -100,8 +173,9 @@ fn gauge_line(left: Option<&(f64, String)>, width: u16, theme: &Theme) -> Line<'
     ])
 }
 
-/// A storage: per key its value, highest token (the `fence_token` column) and who wrote it; the
-/// latest write's verdict on the last line; keys that do not fit counted, never dropped silently.
+/// A storage: per key its value, highest token (the `fence_token` column, where tokens reach
+/// the storage) and who wrote it; the latest write's verdict on the last line; keys that do not
+/// fit counted, never dropped silently.
 pub struct StoragePanel<'a> {
     pub data: &'a StorageData,
     pub theme: &'a Theme,
@@ -122,104 +196,20 @@ impl Widget for StoragePanel<'_> {
         let reserved = usize::from(data.verdict.is_some()) + usize::from(data.counts.is_some());
         // Lines for the heading, the keys and their notes.
         let avail = rows.saturating_sub(reserved);
-
-        let key_w = data
-            .rows
-            .iter()
-            .map(|r| width(&r.key))
-            .max()
-            .unwrap_or(3)
-            .clamp(3, 12);
-        let high_w = 7;
-        // The value comes first; the author column takes its short form ("c1 (t1)") when the
-        // long one ("client-1 (t1)") would cut a value.
-        let value_need = data
-            .rows
-            .iter()
-            .map(|r| width(&r.value) + 2)
-            .max()
-            .unwrap_or(5);
-        let by_long = data
-            .rows
-            .iter()
-            .filter_map(|r| r.by.as_ref().map(|b| width(&b.0)))
-            .max();
-        let by_short = data
-            .rows
-            .iter()
-            .filter_map(|r| r.by.as_ref().map(|b| width(&b.1)))
-            .max();
-        // Two columns for the corruption mark: "! " before a key whose value is stale.
-        let fixed = 2 + key_w + 1 + high_w + 1;
-        let (by_w, long) = match (by_long, by_short) {
-            (Some(l), _) if w >= fixed + value_need + l + 2 => (l + 2, true),
-            (_, Some(s)) => (s + 2, false),
-            _ => (0, false),
-        };
-        let value_w = w.saturating_sub(fixed + by_w).max(5);
-        // Every key gets a line before the heading does; a key's corruption note comes last.
-        let keys_fit = data.rows.len() <= avail;
-        let heading_fits = data.rows.len() < avail;
-        let mut lines = Vec::new();
-        if heading_fits {
-            let mut heading = format!(
-                "  {:<key_w$} {:<value_w$}{:>high_w$}",
-                "key", "value", "highest"
-            );
-            if by_w > 0 {
-                heading.push_str(if long { "  written by" } else { "  by" });
-            }
-            lines.push(Line::styled(clip(&heading, w), theme.style(Role::Dim)));
-        }
-        let key_room = if keys_fit {
-            data.rows.len()
-        } else {
-            avail.saturating_sub(1)
-        };
-        for row in data.rows.iter().take(key_room) {
-            let mut text = format!(
-                "{} {:<key_w$} {:<value_w$}{:>high_w$}",
-                if row.corrupted.is_some() { "!" } else { " " },
-                clip(&row.key, key_w),
-                clip(&format!("\"{}\"", row.value), value_w),
-                row.highest
-            );
-            if let Some((by_long, by_short)) = &row.by {
-                text.push_str("  ");
-                text.push_str(if long { by_long } else { by_short });
-            }
-            let style = if row.corrupted.is_some() {
-                theme.style(Role::Corrupted)
-            } else {
-                Style::new()
-            };
-            lines.push(Line::styled(clip(&text, w), style));
-        }
-        if !keys_fit {
-            let more = (data.rows.len() - key_room) as u64;
-            lines.push(Line::styled(
-                format!("+{}", counted(more, "more key", "more keys")),
-                theme.style(Role::Dim),
-            ));
-        } else if data.rows.is_empty() && avail > lines.len() {
-            lines.push(Line::styled(
-                "(nothing written yet)",
-                theme.style(Role::Dim),
-            ));
-        }
+        let columns = Columns::of(data, w);
+        let mut lines = table_lines(data, &columns, avail, theme);
         // Spare lines say what the "!" means, key by key.
         for row in &data.rows {
             if lines.len() >= avail {
                 break;
             }
             if let Some((token, highest)) = row.corrupted {
-                lines.push(Line::styled(
-                    clip(
-                        &format!("! {} holds a stale write: t{token} < t{highest}", row.key),
-                        w,
-                    ),
-                    theme.style(Role::Corrupted),
-                ));
+                let note = if data.highest {
+                    format!("! {} holds a stale write: t{token} < t{highest}", row.key)
+                } else {
+                    format!("! {} holds a stale write", row.key)
+                };
+                lines.push(Line::styled(clip(&note, w), theme.style(Role::Corrupted)));
             }
         }
         // The last lines: the verdict, then the counts, always shown.
@@ -239,27 +229,173 @@ impl Widget for StoragePanel<'_> {
     }
 }
 
-/// "✗ REJECTED t1 < t2 · client-1 → file · 16.5 s": the mark, the word and the comparison always;
-/// the rest as room allows.
+/// The storage table's column widths.
+struct Columns {
+    key: usize,
+    value: usize,
+    /// 0: no highest-token column.
+    high: usize,
+    /// 0: no author column.
+    by: usize,
+    /// The author's long form ("client-1 (t1)") rather than the short ("c1 (t1)").
+    long: bool,
+}
+
+impl Columns {
+    /// The value comes first; the author column takes its short form when the long one would
+    /// cut a value. Two columns for the corruption mark: "! " before a key whose value is stale.
+    fn of(data: &StorageData, w: usize) -> Columns {
+        let key = data
+            .rows
+            .iter()
+            .map(|r| width(&r.key))
+            .max()
+            .unwrap_or(3)
+            .clamp(3, 12);
+        let high = if data.highest { 7 } else { 0 };
+        let value_need = data
+            .rows
+            .iter()
+            .map(|r| width(&r.value) + 2)
+            .max()
+            .unwrap_or(5);
+        let widest = |long: bool| {
+            data.rows
+                .iter()
+                .filter_map(|r| r.by.as_ref().map(|b| width(if long { &b.0 } else { &b.1 })))
+                .max()
+        };
+        let fixed = 2 + key + 1 + high + 1;
+        // The long form's heading is "written by".
+        let (by, long) = match (widest(true).map(|l| l.max(10)), widest(false)) {
+            (Some(l), _) if w >= fixed + value_need + l + 2 => (l + 2, true),
+            (_, Some(s)) => (s + 2, false),
+            _ => (0, false),
+        };
+        Columns {
+            key,
+            value: w.saturating_sub(fixed + by).max(5),
+            high,
+            by,
+            long,
+        }
+    }
+}
+
+/// The heading and one line per key; every key gets a line before the heading does, and keys
+/// that do not fit are counted.
+fn table_lines(data: &StorageData, c: &Columns, avail: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let w = 2 + c.key + 1 + c.value + c.high + c.by;
+    let keys_fit = data.rows.len() <= avail;
+    let mut lines = Vec::new();
+    if data.rows.len() < avail {
+        let (key_w, value_w, high_w) = (c.key, c.value, c.high);
+        let highest = if c.high > 0 { "highest" } else { "" };
+        let mut heading = format!(
+            "  {:<key_w$} {:<value_w$}{:>high_w$}",
+            "key", "value", highest
+        );
+        if c.by > 0 {
+            heading.push_str(if c.long { "  written by" } else { "  by" });
+        }
+        lines.push(Line::styled(clip(&heading, w), theme.style(Role::Dim)));
+    }
+    let key_room = if keys_fit {
+        data.rows.len()
+    } else {
+        avail.saturating_sub(1)
+    };
+    for row in data.rows.iter().take(key_room) {
+        lines.push(key_line(row, c, w, theme));
+    }
+    if !keys_fit {
+        let more = (data.rows.len() - key_room) as u64;
+        lines.push(Line::styled(
+            format!("+{}", counted(more, "more key", "more keys")),
+            theme.style(Role::Dim),
+        ));
+    } else if data.rows.is_empty() && avail > lines.len() {
+        lines.push(Line::styled(
+            "(nothing written yet)",
+            theme.style(Role::Dim),
+        ));
+    }
+    lines
+}
+
+fn key_line(row: &KeyRow, c: &Columns, w: usize, theme: &Theme) -> Line<'static> {
+    let (key_w, value_w, high_w) = (c.key, c.value, c.high);
+    let highest = row.highest.map(|h| h.to_string()).unwrap_or_default();
+    let mut text = format!(
+        "{} {:<key_w$} {:<value_w$}{:>high_w$}",
+        if row.corrupted.is_some() { "!" } else { " " },
+        clip(&row.key, key_w),
+        clip(&format!("\"{}\"", row.value), value_w),
+        highest
+    );
+    if let Some((by_long, by_short)) = &row.by {
+        text.push_str("  ");
+        text.push_str(if c.long { by_long } else { by_short });
+    }
+    let style = if row.corrupted.is_some() {
+        theme.style(Role::Corrupted)
+    } else {
+        Style::new()
+    };
+    Line::styled(clip(&text, w), style)
+}
+
+/// "✗ REJECTED t1 < t2 · client-1 → file · 16.5 s". The mark, the word, the tokens, the client
+/// and the key always; the time gives way first, then the check's note ("no check", which the
+/// panel's title says), then the client's long name ("c1"), then the long word
+/// ("CORRUPTED DATA!" as "CORRUPTED").
+pub fn verdict_text(verdict: &VerdictLine, w: usize) -> (String, String) {
+    let time = crate::sim::time::fmt_seconds(verdict.t);
+    let client = verdict.client.to_string();
+    let short = format!("c{}", verdict.client.number());
+    let head = |word: &str, note: bool| {
+        let mut head = format!("{} {word}", verdict.mark);
+        let note = note && !verdict.note.is_empty();
+        match (note, verdict.comparison.is_empty()) {
+            // "no check, t1 < t2", as the library says it.
+            (true, false) => head.push_str(&format!(" {}, {}", verdict.note, verdict.comparison)),
+            (true, true) => head.push_str(&format!(" {}", verdict.note)),
+            (false, false) => head.push_str(&format!(" {}", verdict.comparison)),
+            (false, true) => {}
+        }
+        head
+    };
+    let key = &verdict.key;
+    let forms = [
+        (
+            head(verdict.word, true),
+            format!(" · {client} → {key} · {time} s"),
+        ),
+        (head(verdict.word, true), format!(" · {client} → {key}")),
+        (head(verdict.word, false), format!(" · {client} → {key}")),
+        (head(verdict.word, false), format!(" · {short} → {key}")),
+        (
+            head(verdict.short_word, false),
+            format!(" · {short} → {key}"),
+        ),
+        (head(verdict.short_word, false), format!(" {short}→{key}")),
+    ];
+    let last = forms[forms.len() - 1].clone();
+    forms
+        .into_iter()
+        .find(|(head, rest)| width(head) + width(rest) <= w)
+        .unwrap_or_else(|| {
+            let room = w.saturating_sub(width(&last.0));
+            (last.0, clip(&last.1, room))
+        })
+}
+
 fn verdict_spans(verdict: &VerdictLine, w: usize, theme: &Theme) -> Line<'static> {
-    let head = format!("{} {} {}", verdict.mark, verdict.word, verdict.comparison);
     let style = if verdict.fresh {
         theme.style(verdict.role)
     } else {
         Style::new()
     };
-    let rest_room = w.saturating_sub(width(&head) + 3);
-    // Who and where first; the time gives way before anything is clipped.
-    let short = verdict
-        .rest
-        .rsplit_once(" · ")
-        .map_or(verdict.rest.as_str(), |(who, _)| who);
-    let rest = if width(&verdict.rest) <= rest_room {
-        format!(" · {}", verdict.rest)
-    } else if rest_room >= 6 {
-        format!(" · {}", clip(short, rest_room))
-    } else {
-        String::new()
-    };
+    let (head, rest) = verdict_text(verdict, w);
     Line::from(vec![Span::styled(head, style), Span::raw(rest)])
 }

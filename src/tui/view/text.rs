@@ -9,11 +9,16 @@ use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
 use super::fit::{clip, width, wrap};
 use crate::tui::frame::{CaptionData, EventLine, FooterData};
+use crate::tui::keys::Hint;
 use crate::tui::theme::{Role, Theme};
 
-/// The lines the caption's text and prompt take at `width` columns.
-pub fn caption_lines(data: &CaptionData, width: usize) -> usize {
-    wrap(&data.text, width).len() + data.prompt.as_ref().map_or(0, |p| wrap(p, width).len())
+/// The lines the caption's text (and its prompt, with `prompt`) take at `width` columns.
+pub fn caption_lines(data: &CaptionData, width: usize, prompt: bool) -> usize {
+    let prompt_lines = match &data.prompt {
+        Some(p) if prompt => wrap(p, width).len(),
+        _ => 0,
+    };
+    wrap(&data.text, width).len() + prompt_lines
 }
 
 /// The caption box: the true sentence for now, the question or its answer.
@@ -22,6 +27,9 @@ pub struct Caption<'a> {
     pub theme: &'a Theme,
     /// The event log below draws the bottom line.
     pub joined: bool,
+    /// Whether the prompt is shown (it gives way to the event log when it only repeats the
+    /// footer).
+    pub prompt: bool,
 }
 
 impl Widget for Caption<'_> {
@@ -41,7 +49,7 @@ impl Widget for Caption<'_> {
             .into_iter()
             .map(|l| Line::styled(l, style))
             .collect();
-        if let Some(prompt) = &data.prompt {
+        if let Some(prompt) = data.prompt.as_ref().filter(|_| self.prompt) {
             lines.extend(wrap(prompt, w).into_iter().map(Line::raw));
         }
         let rows = inner.height as usize;
@@ -177,15 +185,15 @@ impl Widget for Footer<'_> {
         }
         // Narrow, hints of higher order give way first; the table's order is kept.
         let lead = data.lead.map(|l| format!(" {l}")).unwrap_or_default();
-        let item = |(key, hint, _): &(String, &str, u8)| width(key) + 1 + width(hint) + 2;
-        let mut hints: Vec<&(String, &str, u8)> = data.hints.iter().collect();
+        let item = |hint: &Hint| width(&hint.key) + 1 + width(hint.text) + 2;
+        let mut hints: Vec<&Hint> = data.hints.iter().collect();
         while !hints.is_empty()
             && width(&lead) + 1 + hints.iter().map(|h| item(h)).sum::<usize>() > room
         {
             let worst = hints
                 .iter()
                 .enumerate()
-                .max_by_key(|(i, h)| (h.2, *i))
+                .max_by_key(|(i, h)| (h.order, *i))
                 .map(|(i, _)| i)
                 .unwrap_or(0);
             hints.remove(worst);
@@ -194,9 +202,9 @@ impl Widget for Footer<'_> {
             Span::styled(lead, theme.style(Role::Selected)),
             Span::raw(" "),
         ];
-        for (key, hint, _) in hints {
-            spans.push(Span::styled(key.clone(), theme.style(Role::Title)));
-            spans.push(Span::raw(format!(" {hint}  ")));
+        for hint in hints {
+            spans.push(Span::styled(hint.key.clone(), theme.style(Role::Title)));
+            spans.push(Span::raw(format!(" {}  ", hint.text)));
         }
         buf.set_line(area.x, area.y, &Line::from(spans), area.width);
     }

@@ -1,6 +1,7 @@
-//! The timeline: one lane per client, one per lock and, when writes are held in the network, a
-//! network lane; a cursor at now; each client's belief beside the lock service's truth; and, in
-//! the bottom border, a legend of the marks on screen.
+//! The timeline: one lane per client, one per lock (with a row of labels beneath when grants
+//! come too close for one) and, when writes are held in the network, a network lane; a cursor
+//! at now; each client's belief beside the lock service's truth; and, in the bottom border, a
+//! legend of the marks on screen.
 
 use std::collections::BTreeSet;
 
@@ -11,12 +12,13 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Widget};
 
 use super::fit::{clip, width};
-use crate::sim::{LaneState, MarkKind, Ms, Span};
-use crate::tui::frame::TimelineData;
+use super::lanes::{self, Painter, Window};
+use crate::sim::fmt_seconds;
+use crate::tui::app::{Action, Mode};
+use crate::tui::frame::{LockRow, TimelineData};
+use crate::tui::keys;
 use crate::tui::theme::{Role, Theme};
 
-/// Seconds per column the timeline chooses from, in ms.
-const SCALES: [Ms; 4] = [100, 200, 250, 500];
 /// The lane labels' column, a gap included so a label never touches its lane.
 const LABEL_WIDTH: u16 = 10;
 
@@ -55,55 +57,18 @@ pub const LEGEND: &[(char, &str, &str)] = &[
     ),
 ];
 
-/// Which stretch of time the lanes show.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Window {
-    pub start: Ms,
-    /// Ms per column.
-    pub scale: Ms,
-    pub cols: u16,
-}
-
-impl Window {
-    /// The window for `cols` columns at `now`: a lesson whole when it fits, else following now.
-    /// Half a second a column at most, so a job or a write is never squeezed out of sight.
-    pub fn choose(cols: u16, now: Ms, end: Ms, chaos: bool) -> Window {
-        let cols = cols.max(1);
-        let scale = if chaos {
-            500
-        } else {
-            SCALES
-                .iter()
-                .copied()
-                .find(|s| s * cols as Ms >= end)
-                .unwrap_or(500)
-        };
-        let span = scale * cols as Ms;
-        // Keep now at about 85% of the width once the story outgrows the window.
-        let lead = span * 85 / 100;
-        let start = if now <= lead {
-            0
-        } else {
-            (now - lead) / scale * scale
-        };
-        Window { start, scale, cols }
-    }
-
-    /// The column of time `t`, if it is in the window.
-    pub fn col_of(&self, t: Ms) -> Option<u16> {
-        let col = t.checked_sub(self.start)? / self.scale;
-        (col < self.cols as Ms).then_some(col as u16)
-    }
-
-    fn col_start(&self, col: u16) -> Ms {
-        self.start + col as Ms * self.scale
-    }
-}
+/// The legend's marks in the order they give way on a narrow screen: the last first. A
+/// verdict's mark never goes before a stretch's.
+const LEGEND_KEPT: &[char] = &[
+    '!', '✗', '✓', '/', '=', '~', 'x', '»', '›', 'ø', '?', '-', '+', ']',
+];
 
 /// The timeline panel.
 pub struct Timeline<'a> {
     pub data: &'a TimelineData<'a>,
     pub theme: &'a Theme,
+    /// Keep a chaos run's rows of labels even where they are empty (see [`rows`]).
+    pub steady: bool,
 }
 
 /// The belief and truth columns' widths for an inner width.
@@ -124,65 +89,168 @@ pub fn lane_span(inner_width: u16) -> (u16, u16) {
     (LABEL_WIDTH, width)
 }
 
+/// The window the lanes show in a timeline `inner_width` wide.
+fn window(data: &TimelineData, inner_width: u16) -> Window {
+    let (_, lane_w) = lane_span(inner_width);
+    Window::choose(lane_w, data.now, data.end, data.chaos)
+}
+
+/// Whether a lock's lane has a row of labels beneath it: where its grants come too close for
+/// one row, and, with `steady`, always in a chaos run, so the screen does not jump as the
+/// window moves on.
+fn label_row(data: &TimelineData, window: &Window, lock: &LockRow, steady: bool) -> bool {
+    let spans = data.history.lock_lane(lock.id.index());
+    (steady && data.chaos) || lanes::lock_needs_row(window, data.now, spans, data.tokens)
+}
+
+/// The rows inside the timeline's border: the axis, a lane per client, a lane (and maybe a row
+/// of labels) per lock, and the network's lane when it has held a write.
+pub fn rows(data: &TimelineData, inner_width: u16, steady: bool) -> u16 {
+    let window = window(data, inner_width);
+    let label_rows = data
+        .locks
+        .iter()
+        .filter(|lock| label_row(data, &window, lock, steady))
+        .count();
+    (1 + data.clients.len() + data.locks.len() + label_rows) as u16
+        + u16::from(!data.flights.is_empty())
+}
+
+/// Where each column of the timeline sits.
+struct Columns {
+    lane_x: u16,
+    status_x: u16,
+    truth_x: u16,
+    belief_w: u16,
+    truth_w: u16,
+}
+
+impl Columns {
+    fn of(inner: Rect) -> Columns {
+        let (belief_w, truth_w) = status_widths(inner.width);
+        let (lane_offset, lane_w) = lane_span(inner.width);
+        let lane_x = inner.x + lane_offset;
+        let status_x = lane_x + lane_w + 1;
+        Columns {
+            lane_x,
+            status_x,
+            truth_x: status_x + belief_w + 1,
+            belief_w,
+            truth_w,
+        }
+    }
+
+    /// The status column beside a lock's or the network's lane: belief and truth together.
+    fn status_w(&self) -> usize {
+        (self.belief_w + 1 + self.truth_w) as usize
+    }
+}
+
 impl Widget for Timeline<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let data = self.data;
-        let theme = self.theme;
         let block = Block::bordered().title(" Timeline ");
         let inner = block.inner(area);
         block.render(area, buf);
         if inner.height < 1 || inner.width < LABEL_WIDTH + 40 {
             return;
         }
-        let (belief_w, truth_w) = status_widths(inner.width);
-        let (lane_offset, lane_w) = lane_span(inner.width);
-        let lane_x = inner.x + lane_offset;
-        let status_x = lane_x + lane_w + 1;
-        let truth_x = status_x + belief_w + 1;
-        let window = Window::choose(lane_w, data.now, data.end, data.chaos);
-        let dim = theme.style(Role::Dim);
-        let mut drawn: BTreeSet<char> = BTreeSet::new();
-
-        let mut y = inner.y;
-        buf.set_stringn(inner.x, y, "time (s)", LABEL_WIDTH as usize - 1, dim);
-        draw_axis(buf, lane_x, y, &window, dim);
-        buf.set_stringn(status_x, y, "believes", belief_w as usize, dim);
-        buf.set_stringn(truth_x, y, "lock service", truth_w as usize, dim);
-
-        for (row, client) in data.clients.iter().enumerate() {
+        let columns = Columns::of(inner);
+        let mut p = Painter {
+            buf,
+            x: columns.lane_x,
+            window: window(self.data, inner.width),
+            now: self.data.now,
+            theme: self.theme,
+            drawn: BTreeSet::new(),
+        };
+        self.axis_row(&mut p, inner, &columns);
+        let mut y = inner.y + 1;
+        y = self.client_rows(&mut p, inner, &columns, y);
+        y = self.lock_rows(&mut p, inner, &columns, y);
+        if !self.data.flights.is_empty() && y < inner.bottom() {
+            self.network_row(&mut p, inner, &columns, y);
             y += 1;
+        }
+        // The cursor: the column of now, reversed across every lane.
+        if let Some(col) = p.window.col_of(self.data.now) {
+            let rows = y.min(inner.bottom()) - inner.y;
+            p.buf.set_style(
+                Rect::new(columns.lane_x + col, inner.y, 1, rows),
+                self.theme.style(Role::Cursor),
+            );
+        }
+        // The legend of what is on screen, in the bottom border.
+        let legend = legend_line(&p.drawn, area.width.saturating_sub(4) as usize);
+        if !legend.is_empty() && area.height >= 2 {
+            p.buf.set_line(
+                area.x + 2,
+                area.bottom() - 1,
+                &Line::styled(legend, self.theme.style(Role::Dim)),
+                area.width.saturating_sub(4),
+            );
+        }
+    }
+}
+
+impl Timeline<'_> {
+    /// "time (s)", the ticks, and the status columns' headings.
+    fn axis_row(&self, p: &mut Painter, inner: Rect, c: &Columns) {
+        let dim = self.theme.style(Role::Dim);
+        let y = inner.y;
+        p.buf
+            .set_stringn(inner.x, y, "time (s)", LABEL_WIDTH as usize - 1, dim);
+        draw_axis(p.buf, c.lane_x, y, &p.window, dim);
+        p.buf
+            .set_stringn(c.status_x, y, "believes", c.belief_w as usize, dim);
+        p.buf
+            .set_stringn(c.truth_x, y, "lock service", c.truth_w as usize, dim);
+    }
+
+    /// A lane per client, with its belief and the lock service's truth beside it.
+    fn client_rows(&self, p: &mut Painter, inner: Rect, c: &Columns, mut y: u16) -> u16 {
+        let data = self.data;
+        for (row, client) in data.clients.iter().enumerate() {
             if y >= inner.bottom() {
                 break;
             }
             let label = format!("{}{}", if client.selected { "▸" } else { " " }, client.id);
             let label_style = if client.selected {
-                theme.style(Role::Selected)
+                self.theme.style(Role::Selected)
             } else {
                 Style::new()
             };
-            buf.set_stringn(inner.x, y, label, LABEL_WIDTH as usize - 1, label_style);
-            let spans = data.history.lane(row);
-            let marks = data.history.marks(row);
-            draw_client_lane(
-                buf, lane_x, y, &window, data.now, spans, marks, theme, &mut drawn,
+            p.buf
+                .set_stringn(inner.x, y, label, LABEL_WIDTH as usize - 1, label_style);
+            lanes::client_lane(
+                p,
+                y,
+                data.history.lane(row),
+                data.history.marks(row),
+                data.tokens,
             );
-            buf.set_stringn(
-                status_x,
+            p.buf.set_stringn(
+                c.status_x,
                 y,
                 &client.believes,
-                belief_w as usize,
+                c.belief_w as usize,
                 Style::new(),
             );
             let truth_style = if client.stale {
-                theme.style(Role::Stale)
+                self.theme.style(Role::Stale)
             } else {
                 Style::new()
             };
-            buf.set_stringn(truth_x, y, &client.truth, truth_w as usize, truth_style);
-        }
-
-        for lock in &data.locks {
+            p.buf
+                .set_stringn(c.truth_x, y, &client.truth, c.truth_w as usize, truth_style);
             y += 1;
+        }
+        y
+    }
+
+    /// A lane per lock, its holder beside it, and a row of labels beneath where it needs one.
+    fn lock_rows(&self, p: &mut Painter, inner: Rect, c: &Columns, mut y: u16) -> u16 {
+        let data = self.data;
+        for lock in &data.locks {
             if y >= inner.bottom() {
                 break;
             }
@@ -196,106 +264,82 @@ impl Widget for Timeline<'_> {
                 let stem = lock.name.strip_suffix("-lock").unwrap_or(&lock.name);
                 format!(" {}", clip(stem, room))
             };
-            buf.set_stringn(inner.x, y, label, LABEL_WIDTH as usize - 1, Style::new());
-            draw_lock_lane(
-                buf,
-                lane_x,
-                y,
-                &window,
-                data.now,
-                data.history.lock_lane(lock.id.index()),
-                theme,
-                &mut drawn,
-            );
-            buf.set_stringn(
-                status_x,
-                y,
-                &lock.status,
-                (belief_w + 1 + truth_w) as usize,
-                Style::new(),
-            );
+            p.buf
+                .set_stringn(inner.x, y, label, LABEL_WIDTH as usize - 1, Style::new());
+            let below = label_row(data, &p.window, lock, self.steady).then_some(y + 1);
+            let below = below.filter(|&b| b < inner.bottom());
+            let spans = data.history.lock_lane(lock.id.index());
+            lanes::lock_lane(p, y, below, spans, data.tokens);
+            p.buf
+                .set_stringn(c.status_x, y, &lock.status, c.status_w(), Style::new());
+            y += 1 + u16::from(below.is_some());
         }
+        y
+    }
 
-        if !data.flights.is_empty() {
-            y += 1;
-            if y < inner.bottom() {
-                buf.set_stringn(
-                    inner.x,
-                    y,
-                    " network",
-                    LABEL_WIDTH as usize - 1,
-                    Style::new(),
-                );
-                let mut status = String::new();
-                for col in 0..window.cols {
-                    let t0 = window.col_start(col);
-                    if t0 > data.now {
-                        break;
-                    }
-                    buf.set_string(lane_x + col, y, "·", theme.style(Role::Idle));
+    /// The network's lane: each write it holds from its sending to its arrival (or now), and
+    /// beside it what is in flight.
+    fn network_row(&self, p: &mut Painter, inner: Rect, c: &Columns, y: u16) {
+        let data = self.data;
+        p.buf.set_stringn(
+            inner.x,
+            y,
+            " network",
+            LABEL_WIDTH as usize - 1,
+            Style::new(),
+        );
+        let window = p.window;
+        for col in 0..window.drawn(data.now) {
+            p.buf
+                .set_string(c.lane_x + col, y, "·", self.theme.style(Role::Idle));
+        }
+        let waiting = self.theme.style(Role::Waiting);
+        let mut status = String::new();
+        for flight in &data.flights {
+            let last = flight.arrives.min(data.now);
+            // A write that arrived before the window is not on it.
+            let span = window
+                .col_of(flight.sent.max(window.start))
+                .zip(window.col_of(last));
+            if let Some((a, b)) = span.filter(|_| last >= window.start) {
+                for col in a..=b {
+                    p.buf.set_string(c.lane_x + col, y, "›", waiting);
                 }
-                for flight in &data.flights {
-                    let last = flight.arrives.min(data.now);
-                    let first_col = window.col_of(flight.sent.max(window.start));
-                    let last_col = window.col_of(last);
-                    if let (Some(a), Some(b)) = (first_col, last_col.or(Some(window.cols - 1))) {
-                        for col in a..=b.min(window.cols - 1) {
-                            buf.set_string(lane_x + col, y, "›", theme.style(Role::Waiting));
-                        }
-                        drawn.insert('›');
-                        let label = format!("c{} t{}", flight.client.number(), flight.token);
-                        if (b - a) as usize > width(&label) {
-                            buf.set_string(lane_x + a, y, label, theme.style(Role::Waiting));
-                        }
-                    }
-                    if flight.sent <= data.now && flight.arrives > data.now && status.is_empty() {
-                        status = format!(
-                            "c{} t{} → {} at {} s",
-                            flight.client.number(),
-                            flight.token,
-                            flight.key,
-                            crate::sim::fmt_seconds(flight.arrives)
-                        );
-                    }
+                p.drawn.insert('›');
+                let label = flight_label(flight.client.number(), flight.token, data.tokens);
+                if (b - a) as usize > width(&label) {
+                    p.buf.set_string(c.lane_x + a, y, label, waiting);
                 }
-                if status.is_empty() {
-                    status = "nothing in flight".into();
-                }
-                buf.set_stringn(
-                    status_x,
-                    y,
-                    status,
-                    (belief_w + 1 + truth_w) as usize,
-                    Style::new(),
+            }
+            if flight.sent <= data.now && flight.arrives > data.now && status.is_empty() {
+                status = format!(
+                    "{} → {} at {} s",
+                    flight_label(flight.client.number(), flight.token, data.tokens),
+                    flight.key,
+                    fmt_seconds(flight.arrives)
                 );
             }
         }
-
-        // The cursor: the column of now, reversed across every lane.
-        if let Some(col) = window.col_of(data.now) {
-            let rows = (y + 1).min(inner.bottom()) - inner.y;
-            buf.set_style(
-                Rect::new(lane_x + col, inner.y, 1, rows),
-                theme.style(Role::Cursor),
-            );
+        if status.is_empty() {
+            status = "nothing in flight".into();
         }
-
-        // The legend of what is on screen, in the bottom border.
-        let legend = legend_line(&drawn, area.width.saturating_sub(4) as usize);
-        if !legend.is_empty() && area.height >= 2 {
-            buf.set_line(
-                area.x + 2,
-                area.bottom() - 1,
-                &Line::styled(legend, dim),
-                area.width.saturating_sub(4),
-            );
-        }
+        p.buf
+            .set_stringn(c.status_x, y, status, c.status_w(), Style::new());
     }
 }
 
-/// " = holds  / thinks it holds  ✓ accepted … " for the glyphs on screen, in legend order; short
-/// whole items dropped from the end when they do not fit, with "press ? for more" (not "? help",
-/// which would read as the `?` glyph, refused).
+/// "c1 t1": a write's sender and token (the sender alone where there are no tokens).
+fn flight_label(client: u8, token: u64, tokens: bool) -> String {
+    if tokens {
+        format!("c{client} t{token}")
+    } else {
+        format!("c{client}")
+    }
+}
+
+/// " = holds  / thinks it holds  ✓ accepted … " for the glyphs on screen, in legend order; when
+/// they do not fit, the least needed give way (never a verdict's mark before a stretch's) and it
+/// ends "press ? for more" (not "? help", which would read as the `?` glyph, refused).
 fn legend_line(drawn: &BTreeSet<char>, room: usize) -> String {
     let items: Vec<(char, &str)> = LEGEND
         .iter()
@@ -305,16 +349,35 @@ fn legend_line(drawn: &BTreeSet<char>, room: usize) -> String {
     if items.is_empty() {
         return String::new();
     }
-    let full = |items: &[(char, &str)]| {
-        let body: Vec<String> = items.iter().map(|(g, w)| format!("{g} {w}")).collect();
-        format!(" {} ", body.join("  "))
+    let line = |kept: &[(char, &str)], more: bool| {
+        let body: Vec<String> = kept.iter().map(|(g, w)| format!("{g} {w}")).collect();
+        let more = if more {
+            format!(
+                "· press {} for more ",
+                keys::key_for(Mode::Main, Action::ToggleHelp)
+            )
+        } else {
+            String::new()
+        };
+        format!(" {} {more}", body.join("  "))
     };
-    let text = full(&items);
+    let text = line(&items, false);
     if width(&text) <= room {
         return text;
     }
-    for keep in (1..items.len()).rev() {
-        let text = format!("{}· press ? for more ", full(&items[..keep]));
+    let rank = |glyph: char| {
+        LEGEND_KEPT
+            .iter()
+            .position(|&g| g == glyph)
+            .unwrap_or(usize::MAX)
+    };
+    let mut kept = items;
+    while kept.len() > 1 {
+        let worst = (0..kept.len())
+            .max_by_key(|&i| rank(kept[i].0))
+            .unwrap_or(0);
+        kept.remove(worst);
+        let text = line(&kept, true);
         if width(&text) <= room {
             return text;
         }
@@ -343,148 +406,22 @@ fn draw_axis(buf: &mut Buffer, x: u16, y: u16, window: &Window, style: Style) {
     }
 }
 
-fn lane_cell(state: LaneState) -> (char, Role) {
-    match state {
-        LaneState::Idle => ('·', Role::Idle),
-        LaneState::Waiting => ('-', Role::Waiting),
-        LaneState::Holding => ('=', Role::Holding),
-        LaneState::Stale => ('/', Role::Stale),
-        LaneState::Paused => ('~', Role::Paused),
-        LaneState::Crashed => ('x', Role::Crashed),
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// The glyph of a mark: the one mapping from a mark to what the screen shows.
-pub fn mark_glyph(kind: MarkKind) -> (char, Role) {
-    match kind {
-        MarkKind::Released => (']', Role::Holding),
-        MarkKind::Renewed => ('+', Role::Holding),
-        MarkKind::Refused => ('?', Role::Waiting),
-        MarkKind::LeaseRefusal => ('ø', Role::Stale),
-        MarkKind::Sent => ('»', Role::Waiting),
-        MarkKind::Accepted => ('✓', Role::Accepted),
-        MarkKind::Rejected => ('✗', Role::Rejected),
-        MarkKind::Corrupted => ('!', Role::Corrupted),
-        MarkKind::Differs => ('≠', Role::Corrupted),
-    }
-}
-
-/// The span in force at `t`.
-fn span_at(spans: &[Span], t: Ms) -> Option<&Span> {
-    let i = spans.partition_point(|s| s.start <= t);
-    i.checked_sub(1).map(|i| &spans[i])
-}
-
-/// One client's lane: its state in each column, a label where a stretch starts (the token held,
-/// GC, down) unless a mark sits there, and the most important mark of each column on top.
-#[allow(clippy::too_many_arguments)]
-fn draw_client_lane(
-    buf: &mut Buffer,
-    x: u16,
-    y: u16,
-    window: &Window,
-    now: Ms,
-    spans: &[Span],
-    all_marks: &[crate::sim::Mark],
-    theme: &Theme,
-    drawn: &mut BTreeSet<char>,
-) {
-    let cells: Vec<(LaneState, Option<u64>)> = (0..window.cols)
-        .map(|col| window.col_start(col))
-        .take_while(|&t0| t0 <= now)
-        .map(|t0| span_at(spans, t0).map_or((LaneState::Idle, None), |s| (s.state, s.token)))
-        .collect();
-
-    // An instant matters more than the stretch it sits in: keep each column's weightiest mark.
-    let mut marks: Vec<Option<MarkKind>> = vec![None; cells.len()];
-    for mark in &all_marks[all_marks.partition_point(|m| m.t < window.start)..] {
-        match window
-            .col_of(mark.t)
-            .and_then(|col| marks.get_mut(col as usize))
-        {
-            Some(slot) => *slot = (*slot).max(Some(mark.kind)),
-            None => break,
-        }
-    }
-
-    for (col, &(state, _)) in cells.iter().enumerate() {
-        let (glyph, role) = lane_cell(state);
-        drawn.insert(glyph);
-        buf.set_string(x + col as u16, y, glyph.to_string(), theme.style(role));
-    }
-    let mut start = 0;
-    while start < cells.len() {
-        let run = cells[start..]
-            .iter()
-            .take_while(|&&c| c == cells[start])
-            .count();
-        let (state, token) = cells[start];
-        let label = match (state, token) {
-            (LaneState::Holding | LaneState::Stale, Some(token)) => format!("t{token}"),
-            (LaneState::Paused, _) => "GC".to_owned(),
-            (LaneState::Crashed, _) => "down".to_owned(),
-            _ => String::new(),
-        };
-        let w = width(&label);
-        let clear = marks[start..start + w.min(run)].iter().all(Option::is_none);
-        if w > 0 && run > w && clear {
-            buf.set_string(x + start as u16, y, label, theme.style(lane_cell(state).1));
-        }
-        start += run;
-    }
-    for (col, mark) in marks.iter().enumerate() {
-        if let Some(kind) = mark {
-            let (glyph, role) = mark_glyph(*kind);
-            drawn.insert(glyph);
-            buf.set_string(x + col as u16, y, glyph.to_string(), theme.style(role));
-        }
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn draw_lock_lane(
-    buf: &mut Buffer,
-    x: u16,
-    y: u16,
-    window: &Window,
-    now: Ms,
-    spans: &[crate::sim::LockSpan],
-    theme: &Theme,
-    drawn: &mut BTreeSet<char>,
-) {
-    // (first column, column after the last, holder)
-    type Run = (u16, u16, Option<(crate::sim::ClientId, u64)>);
-    let mut runs: Vec<Run> = Vec::new();
-    for col in 0..window.cols {
-        let t0 = window.col_start(col);
-        if t0 > now {
-            break;
-        }
-        let i = spans.partition_point(|s| s.start <= t0);
-        let holder = i.checked_sub(1).and_then(|i| spans[i].holder);
-        let (glyph, role) = match holder {
-            Some(_) => ('=', Role::Holding),
-            None => ('·', Role::Idle),
-        };
-        drawn.insert(glyph);
-        buf.set_string(x + col, y, glyph.to_string(), theme.style(role));
-        match runs.last_mut() {
-            Some(run) if run.2 == holder => run.1 = col + 1,
-            _ => runs.push((col, col + 1, holder)),
-        }
-    }
-    for (start, end, holder) in runs {
-        let Some((client, token)) = holder else {
-            continue;
-        };
-        for label in [
-            format!("c{} t{token}", client.number()),
-            format!("t{token}"),
-        ] {
-            if end - start > width(&label) as u16 {
-                buf.set_string(x + start, y, label, theme.style(Role::Holding));
-                break;
-            }
-        }
+    #[test]
+    fn the_legend_keeps_a_verdicts_mark_before_a_stretchs() {
+        let drawn: BTreeSet<char> = LEGEND.iter().map(|(g, _, _)| *g).collect();
+        let line = legend_line(&drawn, 76);
+        assert!(line.contains("! CORRUPTED"), "{line}");
+        assert!(
+            line.contains("✗ REJECTED") && line.contains("✓ accepted"),
+            "{line}"
+        );
+        assert!(line.ends_with("press ? for more "), "{line}");
+        assert!(width(&line) <= 76, "{line}");
+        let all = legend_line(&drawn, 500);
+        assert!(!all.contains("more"), "{all}");
     }
 }
