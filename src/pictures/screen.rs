@@ -7,6 +7,7 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
 use super::xml::escape;
+use crate::tui::shown_cells;
 
 /// A colour as the screen paints it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,8 +82,7 @@ pub fn rows(buf: &Buffer) -> Vec<Vec<Run>> {
     let mut rows = Vec::with_capacity(area.height as usize);
     for y in area.top()..area.bottom() {
         let mut runs: Vec<Run> = Vec::new();
-        for x in area.left()..area.right() {
-            let cell = &buf[(x, y)];
+        for cell in shown_cells(buf, y) {
             let m = cell.modifier;
             let look = Look {
                 fg: Paint::of(cell.fg),

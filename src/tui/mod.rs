@@ -29,6 +29,6 @@ pub use terminal::{clamped, report_save, run_terminal};
 pub use theme::{Role, Theme};
 pub use view::{
     buffer_text, clip, draw, heights, help_pages, lane_span, lock_labels, render_buffer,
-    render_text, verdict_text, wrap, Heights, LockLabels, Window, LEGEND, MAX_HEIGHT, MAX_WIDTH,
-    MIN_HEIGHT, MIN_WIDTH,
+    render_text, shown_cells, verdict_text, wrap, Heights, LockLabels, Window, LEGEND, MAX_HEIGHT,
+    MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH,
 };

@@ -1,26 +1,30 @@
 //! Making text fit: word wrapping that never cuts a word it can keep whole, and clipping that
 //! says it clipped.
 
-/// `text` wrapped at `width` columns, word by word; a word longer than a line is split.
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// `text` wrapped at `width` columns, word by word; a word longer than a line is split. Widths
+/// are the terminal's: a CJK character or an emoji takes two columns.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
+    let width = width.max(2);
     let mut lines = Vec::new();
     let mut line = String::new();
     let mut used = 0;
     for word in text.split_whitespace() {
-        let mut word: Vec<char> = word.chars().collect();
-        while word.len() > width {
+        let mut word = word;
+        while self::width(word) > width {
             if used > 0 {
                 lines.push(std::mem::take(&mut line));
                 used = 0;
             }
-            lines.push(word[..width].iter().collect());
-            word.drain(..width);
+            let (head, tail) = split_at_width(word, width);
+            lines.push(head.to_owned());
+            word = tail;
         }
         if word.is_empty() {
             continue;
         }
-        let w = word.len();
+        let w = self::width(word);
         if used > 0 && used + 1 + w > width {
             lines.push(std::mem::take(&mut line));
             used = 0;
@@ -29,7 +33,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
             line.push(' ');
             used += 1;
         }
-        line.extend(word);
+        line.push_str(word);
         used += w;
     }
     if used > 0 || lines.is_empty() {
@@ -38,20 +42,49 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// `text` cut to `width` characters, ending in "…" when cut.
+/// `text` split where its first part is as wide as fits in `width` columns (at least one
+/// character, so a split always moves on).
+fn split_at_width(text: &str, width: usize) -> (&str, &str) {
+    let mut used = 0;
+    for (i, c) in text.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width && i > 0 {
+            return text.split_at(i);
+        }
+        used += w;
+    }
+    (text, "")
+}
+
+/// `text` cut to `width` columns, ending in "…" when cut.
 pub fn clip(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
+    if self::width(text) <= width {
         text.to_owned()
     } else {
-        let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
-        cut.push('…');
+        let (head, _) = split_at_width(text, width.saturating_sub(1));
+        let head = if width == 0 { "" } else { head };
+        let mut cut = head.to_owned();
+        if width > 0 {
+            cut.push('…');
+        }
         cut
     }
 }
 
-/// Display width in terminal columns (every character this UI prints is one column wide).
+/// `text` padded with spaces to `width` columns (Rust's `{:<w$}` counts characters, which a
+/// wide character outgrows).
+pub fn pad(text: &str, width: usize) -> String {
+    let mut padded = text.to_owned();
+    padded.extend(std::iter::repeat_n(
+        ' ',
+        width.saturating_sub(self::width(text)),
+    ));
+    padded
+}
+
+/// Display width in terminal columns: a CJK character or an emoji takes two.
 pub fn width(text: &str) -> usize {
-    text.chars().count()
+    UnicodeWidthStr::width(text)
 }
 
 #[cfg(test)]
@@ -65,5 +98,16 @@ mod tests {
         assert_eq!(wrap("", 5), [""]);
         assert_eq!(clip("inventory", 6), "inven…");
         assert_eq!(clip("orders", 6), "orders");
+    }
+
+    #[test]
+    fn wide_characters_take_two_columns_and_are_never_split() {
+        assert_eq!(width("锁🔒a"), 5);
+        assert_eq!(wrap("客户端一 拿到 锁", 6), ["客户端", "一", "拿到", "锁"]);
+        for line in wrap("客户端一拿到锁了 and then 🔒🔒🔒", 5) {
+            assert!(width(&line) <= 5, "{line}");
+        }
+        assert_eq!(clip("客户端一", 5), "客户…");
+        assert_eq!(clip("客户端一", 8), "客户端一");
     }
 }

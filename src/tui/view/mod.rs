@@ -19,6 +19,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use super::app::{App, Mode, Overlay};
 use super::frame::FrameData;
@@ -302,14 +303,31 @@ pub fn render_buffer(app: &App, width: u16, height: u16) -> Buffer {
     buf
 }
 
+/// The cells of row `y` a terminal shows. A double-width character covers the cell after it,
+/// which holds a blank the terminal never shows: skipped, so a line of CJK or emoji keeps the
+/// screen's width in every copy of the screen (text, page, recording).
+pub fn shown_cells(buf: &Buffer, y: u16) -> impl Iterator<Item = &ratatui::buffer::Cell> + '_ {
+    let area = buf.area;
+    let mut covered = 0usize;
+    (area.left()..area.right()).filter_map(move |x| {
+        if covered > 0 {
+            covered -= 1;
+            return None;
+        }
+        let cell = &buf[(x, y)];
+        covered = UnicodeWidthStr::width(cell.symbol()).saturating_sub(1);
+        Some(cell)
+    })
+}
+
 /// A buffer's symbols, one line a row, trailing spaces trimmed.
 pub fn buffer_text(buf: &Buffer) -> String {
     let area = buf.area;
     let mut out = String::with_capacity((area.width as usize + 1) * area.height as usize);
     for y in area.top()..area.bottom() {
         let mut line = String::with_capacity(area.width as usize);
-        for x in area.left()..area.right() {
-            line.push_str(buf[(x, y)].symbol());
+        for cell in shown_cells(buf, y) {
+            line.push_str(cell.symbol());
         }
         out.push_str(line.trim_end());
         out.push('\n');

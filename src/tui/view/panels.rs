@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use super::fit::{clip, width};
+use super::fit::{clip, pad, width};
 use crate::sim::text::counted;
 use crate::tui::frame::{Holder, KeyRow, LockLines, LockPanelData, StorageData, VerdictLine};
 use crate::tui::theme::{Role, Theme};
@@ -162,7 +162,7 @@ fn gauge_line(left: Option<&(f64, String)>, width: u16, theme: &Theme) -> Line<'
         None => (0.0, "-".to_owned()),
     };
     let bar_w = (width as usize)
-        .saturating_sub(8 + 2 + label.chars().count())
+        .saturating_sub(8 + 2 + super::fit::width(&label))
         .clamp(4, 30);
     let filled = ((ratio.clamp(0.0, 1.0) * bar_w as f64).round() as usize).min(bar_w);
     Line::from(vec![
@@ -327,10 +327,10 @@ fn key_line(row: &KeyRow, c: &Columns, w: usize, theme: &Theme) -> Line<'static>
     let (key_w, value_w, high_w) = (c.key, c.value, c.high);
     let highest = row.highest.map(|h| h.to_string()).unwrap_or_default();
     let mut text = format!(
-        "{} {:<key_w$} {:<value_w$}{:>high_w$}",
+        "{} {} {}{:>high_w$}",
         if row.corrupted.is_some() { "!" } else { " " },
-        clip(&row.key, key_w),
-        clip(&format!("\"{}\"", row.value), value_w),
+        pad(&clip(&row.key, key_w), key_w),
+        pad(&clip(&format!("\"{}\"", row.value), value_w), value_w),
         highest
     );
     if let Some((by_long, by_short)) = &row.by {
