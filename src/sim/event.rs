@@ -399,6 +399,12 @@ impl EventKind {
             _ => None,
         }
     }
+
+    /// For a write: refused although its writer's lease was live when it sent it, an honest
+    /// write a check stricter than the seed's kept out (the summary's `honest_writes_refused`).
+    pub fn honest_refusal(&self) -> bool {
+        matches!(self, EventKind::Write { verdict, lease_live: true, .. } if !verdict.accepted)
+    }
 }
 
 /// The name of the rule that judged a write, as JSON says it.
