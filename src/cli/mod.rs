@@ -194,6 +194,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             until,
             from,
             compare,
+            axis,
+            hide_idle,
             size,
         }) => {
             let pictures = export::PictureArgs {
@@ -201,6 +203,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 until,
                 from,
                 compare,
+                axis,
+                hide_idle,
                 size,
             };
             export::check_options(&pictures, &world)?;

@@ -1,14 +1,14 @@
-//! The picture being written: its text, its queued labels and what they must not cover.
+//! The picture being written: its marks as SVG, its labels waiting in the placer, and at the end
+//! the labels drawn on top of every mark, in one group a page can keep below its cursor.
 
 use std::fmt::Write as _;
 
-use super::geometry::{fit, text_box, Anchor, Rect};
-use super::palette::{defs, CORRUPTED, INK, MUTED, REJECTED};
-use super::placer::{Label, Tone};
+use super::geometry::{fit, Anchor, Rect, LINE, MIN_TEXT};
+use super::palette::{defs, CORRUPTED, CRASH, GC, HONEST, INK, MUTED, REJECTED};
+use super::placer::{Label, Placed, Placer, Tone};
 use super::window::{Size, Window};
 use crate::pictures::xml::escape;
 use crate::sim::time::fmt_seconds;
-use crate::sim::Ms;
 
 /// The picture being written.
 pub(super) struct Svg {
@@ -16,13 +16,12 @@ pub(super) struct Svg {
     pub(super) id: String,
     pub(super) font: f64,
     pub(super) out: String,
-    pub(super) labels: Vec<(Rect, Label)>,
-    /// What labels must not cover: marks, bars, placed labels.
-    pub(super) taken: Vec<Rect>,
-    /// The panel being drawn is compact: only the most important labels are queued.
-    pub(super) compact: bool,
-    /// The event being drawn, whose labels carry its moment.
-    pub(super) event_t: Option<Ms>,
+    pub(super) placer: Placer,
+    /// Labels a caption depends on that found no place (a ten-minute window's verdicts): the
+    /// legend counts them.
+    pub(super) unplaced: Vec<Label>,
+    /// The arrow of the write just drawn, on which the corruption it causes may be labelled.
+    pub(super) last_write: Option<[usize; 2]>,
     /// The first panel's time axis (window, x of its start and end, top and bottom of its
     /// lanes), written on the root so a page can draw a cursor at a moment.
     pub(super) axis: Option<(Window, f64, f64, f64, f64)>,
@@ -34,12 +33,11 @@ impl Svg {
         Svg {
             size,
             id: id.to_owned(),
-            font: (16.0 * scale).clamp(11.0, 40.0),
+            font: (16.0 * scale).clamp(MIN_TEXT, 40.0),
             out: String::with_capacity(64 * 1024),
-            labels: Vec::new(),
-            taken: Vec::new(),
-            compact: false,
-            event_t: None,
+            placer: Placer::new(size.width as f64),
+            unplaced: Vec::new(),
+            last_write: None,
             axis: None,
         }
     }
@@ -53,7 +51,7 @@ impl Svg {
         }
     }
 
-    /// A text drawn now, cut to fit the width. Returns nothing; the caller knows the place.
+    /// A text drawn now (a heading, an actor's name, a tick), cut to fit the width.
     pub(super) fn text(
         &mut self,
         x: f64,
@@ -63,14 +61,14 @@ impl Svg {
         size: f64,
         tone: Tone,
     ) {
-        let bold = matches!(tone, Tone::Strong | Tone::Rejected | Tone::Corrupted);
+        let size = size.max(MIN_TEXT);
         let bounds = self.bounds();
         let room = match anchor {
             Anchor::Start => bounds.r - x,
             Anchor::Middle => 2.0 * (bounds.r - x).min(x - bounds.l),
             Anchor::End => x - bounds.l,
         };
-        let text = fit(text, room, size, bold);
+        let text = fit(text, room, size, tone.bold());
         let (fill, weight) = match tone {
             Tone::Quiet => (MUTED, "normal"),
             Tone::Plain => (INK, "normal"),
@@ -92,8 +90,104 @@ impl Svg {
         f * 4.2
     }
 
-    pub(super) fn finish(mut self, title: &str, description: &str) -> String {
-        self.place_labels();
+    /// Queues a label to be placed inside `area` once every mark is drawn.
+    pub(super) fn label(&mut self, area: Rect, mut label: Label) {
+        label.size = label.size.max(MIN_TEXT);
+        self.placer.queue(area, label);
+    }
+
+    /// Places the queued labels and draws them, after (so above) every mark.
+    fn draw_labels(&mut self) {
+        let placer = std::mem::replace(&mut self.placer, Placer::new(0.0));
+        let (placed, unplaced) = placer.place();
+        self.unplaced = unplaced;
+        // Words inside bars first, the rest above them: a page's curtain goes between, so the
+        // future part of a bar fades with its words while every other label of a moment shown
+        // stays whole.
+        self.out.push_str(r#"<g class="inside">"#);
+        for label in placed.iter().filter(|l| l.role == "bar") {
+            self.draw_label(label);
+        }
+        self.out.push_str(r#"</g><g class="labels">"#);
+        for label in &placed {
+            if let Some(l) = label.leader {
+                let at = label
+                    .t
+                    .map(|t| format!(r#" data-t="{}""#, fmt_seconds(t)))
+                    .unwrap_or_default();
+                let _ = write!(
+                    self.out,
+                    r#"<line class="leader"{at} x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{MUTED}" stroke-width="1"/>"#,
+                    l.x1, l.y1, l.x2, l.y2
+                );
+            }
+        }
+        for label in placed.iter().filter(|l| l.role != "bar") {
+            self.draw_label(label);
+        }
+        self.out.push_str("</g>");
+    }
+
+    fn draw_label(&mut self, label: &Placed) {
+        let at = label
+            .t
+            .map(|t| format!(r#" data-t="{}""#, fmt_seconds(t)))
+            .unwrap_or_default();
+        let r = label.rect;
+        let boxed = match label.tone {
+            Tone::Rejected => Some(("white", REJECTED, "2.5", "")),
+            Tone::Honest => Some(("white", HONEST, "2.5", r#" stroke-dasharray="6 3""#)),
+            Tone::Corrupted => Some((CORRUPTED, INK, "1.5", "")),
+            _ => None,
+        };
+        if let Some((fill, stroke, width, dash)) = boxed {
+            let _ = write!(
+                self.out,
+                r#"<rect{at} x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{fill}" stroke="{stroke}" stroke-width="{width}"{dash}/>"#,
+                r.l,
+                r.t,
+                r.r - r.l,
+                r.b - r.t
+            );
+        }
+        let (fill, halo) = match label.tone {
+            Tone::Quiet => (MUTED, true),
+            Tone::Plain | Tone::Strong | Tone::OnStale => (INK, true),
+            Tone::Rejected => (REJECTED, false),
+            Tone::Honest => (HONEST, false),
+            Tone::Corrupted | Tone::OnLive => ("white", false),
+            Tone::OnBand(0) => (GC, true),
+            Tone::OnBand(_) => (CRASH, true),
+        };
+        let halo = if halo {
+            r##" stroke="white" stroke-width="3" stroke-linejoin="round" paint-order="stroke""##
+        } else {
+            ""
+        };
+        let weight = if label.tone.bold() { "bold" } else { "normal" };
+        let x = label.at.x;
+        // A label of several lines: each line after the first a tspan a line down.
+        let mut lines = label.at.text.split('\n');
+        let mut text = escape(lines.next().unwrap_or_default()).into_owned();
+        for line in lines {
+            let _ = write!(
+                text,
+                r#"<tspan x="{x:.1}" dy="{LINE}em">{}</tspan>"#,
+                escape(line)
+            );
+        }
+        let _ = write!(
+            self.out,
+            r#"<text class="label" data-role="{}"{at} x="{x:.1}" y="{:.1}" font-size="{:.1}" font-weight="{weight}" fill="{fill}" text-anchor="{}"{halo}>{text}</text>"#,
+            label.role,
+            label.at.y,
+            label.size,
+            label.at.anchor.name(),
+        );
+    }
+
+    /// The whole SVG document (its labels placed first, by [`Svg::place_labels`]).
+    pub(super) fn finish(self, title: &str, description: &str) -> String {
         let (w, h) = (self.size.width, self.size.height);
         let p = &self.id;
         let mut svg = String::with_capacity(self.out.len() + 2048);
@@ -115,108 +209,20 @@ impl Svg {
             escape(title),
             escape(description)
         );
-        svg.push_str(&defs(&self.id));
+        svg.push_str(&defs(p));
         let _ = write!(svg, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
         svg.push_str(&self.out);
         svg.push_str("</svg>\n");
-        // One element a line, so a diff of two pictures reads; text holds no raw `<`.
+        // One element a line, so a diff of two pictures reads (text holds no raw `<`); a text's
+        // lines stay on its own.
         svg.replace("><", ">\n<")
+            .replace(">\n<tspan", "><tspan")
+            .replace("</tspan>\n</text>", "</tspan></text>")
     }
 
-    /// Queues a label; `mark` is the box of what it labels, which stays visible.
-    pub(super) fn label(&mut self, bounds: Rect, mut label: Label) {
-        if self.compact && label.priority > 2 {
-            return;
-        }
-        label.t = self.event_t;
-        self.labels.push((bounds, label));
-    }
-
-    /// Places the queued labels, most important first, each at its first free try.
+    /// Places the queued labels and draws them above every mark drawn so far; the legend,
+    /// drawn after, counts those to keep that found no place.
     pub(super) fn place_labels(&mut self) {
-        let mut labels = std::mem::take(&mut self.labels);
-        labels.sort_by_key(|(_, l)| l.priority);
-        // Words already said nearby are not said again: the marks stay, each with its title.
-        let mut said: Vec<(String, f64, f64)> = Vec::new();
-        for (bounds, label) in labels {
-            let bold = matches!(label.tone, Tone::Strong | Tone::Rejected | Tone::Corrupted);
-            let pad = if matches!(label.tone, Tone::Rejected | Tone::Corrupted) {
-                label.size * 0.35
-            } else {
-                1.0
-            };
-            let fits = label.tries.iter().find_map(|(x, y, anchor, text)| {
-                let b = text_box(*x, *y, *anchor, text, label.size, bold);
-                let padded = Rect {
-                    l: b.l - pad,
-                    t: b.t - pad,
-                    r: b.r + pad,
-                    b: b.b + pad,
-                };
-                (padded.inside(&bounds) && !self.taken.iter().any(|t| t.overlaps(&padded)))
-                    .then_some((padded, *x, *y, *anchor, text.clone()))
-            });
-            let Some((padded, x, y, anchor, text)) = fits else {
-                continue;
-            };
-            let verdict = matches!(label.tone, Tone::Rejected | Tone::Corrupted);
-            let near = self.font * 14.0;
-            if !verdict
-                && said.iter().any(|(words, sx, sy)| {
-                    *words == text && (sx - x).abs() < near && (sy - y).abs() < self.font * 4.0
-                })
-            {
-                continue;
-            }
-            said.push((text.clone(), x, y));
-            self.taken.push(padded);
-            let at = label
-                .t
-                .map(|t| format!(r#" data-t="{}""#, fmt_seconds(t)))
-                .unwrap_or_default();
-            match label.tone {
-                Tone::Rejected => {
-                    let _ = write!(
-                        self.out,
-                        r#"<rect{at} x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="white" stroke="{REJECTED}" stroke-width="2.5"/>"#,
-                        padded.l,
-                        padded.t,
-                        padded.r - padded.l,
-                        padded.b - padded.t
-                    );
-                }
-                Tone::Corrupted => {
-                    let _ = write!(
-                        self.out,
-                        r#"<rect{at} x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{CORRUPTED}" stroke="{INK}" stroke-width="1.5"/>"#,
-                        padded.l,
-                        padded.t,
-                        padded.r - padded.l,
-                        padded.b - padded.t
-                    );
-                }
-                _ => {}
-            }
-            let (fill, weight, halo) = match label.tone {
-                Tone::Quiet => (MUTED, "normal", true),
-                Tone::Plain => (INK, "normal", true),
-                Tone::Strong => (INK, "bold", true),
-                Tone::Rejected => (REJECTED, "bold", false),
-                Tone::Corrupted => ("white", "bold", false),
-            };
-            let halo = if halo {
-                r##" stroke="white" stroke-width="3" stroke-linejoin="round" paint-order="stroke""##
-            } else {
-                ""
-            };
-            let _ = write!(
-                self.out,
-                r#"<text class="label"{} x="{x:.1}" y="{y:.1}" font-size="{:.1}" font-weight="{weight}" fill="{fill}" text-anchor="{}"{halo}>{}</text>"#,
-                at,
-                label.size,
-                anchor.name(),
-                escape(&text)
-            );
-        }
+        self.draw_labels();
     }
 }

@@ -1,105 +1,238 @@
-//! Each event as its arrow or mark, in a group titled with its own sentence, and its labels
-//! queued for the placer.
+//! Each event as its arrow or mark, in a group titled with its own sentence (`data-event` and
+//! `data-t` say which), its words from the one phrase table ([`labels`]) queued for the placer,
+//! and every line and mark it draws made an obstacle for the labels.
+//!
+//! Every verdict keeps its label, and so does each rise of a key's highest and the write a
+//! question asks about; in a busy window (a chaos run) the acceptances are counted by the legend
+//! instead, and a client's refused asks become ticks under one label ("client-3 asked 12 times:
+//! refused").
 
 use std::fmt::Write as _;
 
 use super::canvas::Svg;
-use super::geometry::{Anchor, Rect};
+use super::geometry::{Anchor, Rect, Seg};
 use super::legend::Legend;
-use super::palette::{CORRUPTED, CRASH, FAINT, GC, INK, LIVE, MUTED, REJECTED, WRITE};
+use super::palette::{CRASH, FAINT, GC, INK, MUTED, WRITE};
 use super::panel::Panel;
-use super::placer::{Label, Tone};
+use super::placer::{Need, Tone, ARROW_ROOM};
+use super::spots;
+use super::verdicts::{outcome_name, two_lines};
 use crate::pictures::xml::escape;
-use crate::sim::phrase::labels;
+use crate::sim::phrase::{labels, Labels};
 use crate::sim::time::fmt_seconds;
-use crate::sim::{Event, EventKind, Vocab};
-use crate::Outcome;
+use crate::sim::{ClientId, Event, EventKind, Ms, Vocab};
+
+/// What a panel's events are drawn with: the words of the system in force, and the writes the
+/// lesson's questions ask about.
+pub(super) struct Context<'a> {
+    pub(super) vocab: &'a Vocab,
+    pub(super) asked: Vec<&'a Event>,
+}
+
+/// A run of one client's refused asks with nothing else of its between them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Crowd {
+    pub(super) client: ClientId,
+    pub(super) first: Ms,
+    pub(super) last: Ms,
+    pub(super) count: usize,
+}
+
+/// The crowds of refused asks among `events`, each client's in order.
+pub(super) fn crowds(events: &[Event]) -> Vec<Crowd> {
+    let mut open: [Option<Crowd>; 3] = [None; 3];
+    let mut out = Vec::new();
+    for event in events {
+        let Some(client) = event.kind.client() else {
+            continue;
+        };
+        let slot = &mut open[client.index()];
+        match (&event.kind, slot.as_mut()) {
+            (EventKind::AcquireRefused { .. }, Some(crowd)) => {
+                crowd.last = event.t;
+                crowd.count += 1;
+            }
+            (EventKind::AcquireRefused { .. }, None) => {
+                *slot = Some(Crowd {
+                    client,
+                    first: event.t,
+                    last: event.t,
+                    count: 1,
+                });
+            }
+            _ => out.extend(slot.take()),
+        }
+    }
+    out.extend(open.into_iter().flatten());
+    out
+}
 
 impl Svg {
     /// One event: its arrow or mark, in a group titled with its own sentence.
-    pub(super) fn event(&mut self, p: &Panel, event: &Event, vocab: &Vocab, legend: &mut Legend) {
-        let t = event.t;
-        let x = p.x(t);
-        let d = (p.font * 0.3).max(3.0);
+    pub(super) fn event(&mut self, p: &Panel, event: &Event, cx: &Context, legend: &mut Legend) {
+        let x = p.x(event.t);
         let name = event.kind.name();
+        // A write says its verdict, for a reader of the SVG (and the tests).
+        let outcome = match event.kind.verdict().map(|v| v.outcome()) {
+            Some(outcome) => format!(
+                r#" data-outcome="{}"{}"#,
+                outcome_name(outcome),
+                if event.kind.honest_refusal() {
+                    r#" data-honest="true""#
+                } else {
+                    ""
+                }
+            ),
+            None => String::new(),
+        };
         let _ = write!(
             self.out,
-            r#"<g class="event {name}" data-event="{name}" data-t="{}"><title>{} s: {}</title>"#,
-            fmt_seconds(t),
-            fmt_seconds(t),
-            escape(&event.describe(vocab))
+            r#"<g class="event {name}" data-event="{name}" data-t="{}"{outcome}><title>{} s: {}</title>"#,
+            fmt_seconds(event.t),
+            fmt_seconds(event.t),
+            escape(&event.describe(cx.vocab))
         );
-        let f = p.font;
-        if p.compact && self.tick_only(p, event, x) {
+        let crowded = p.busy && matches!(event.kind, EventKind::AcquireRefused { .. });
+        if crowded || (p.compact && self.tick_only(p, event, x)) {
+            if crowded {
+                legend.retried.see(event.t);
+                self.refused_tick(p, event, x);
+            }
             self.out.push_str("</g>");
             return;
         }
-        self.event_t = Some(t);
-        let words = labels(event, vocab);
+        let words = labels(event, cx.vocab);
         match &event.kind {
-            EventKind::Grant { client, .. } => {
-                let y = p.clients[client.index()];
-                self.request(p, x, y, d, false);
-                self.reply(p, x + d, y, d, false, false);
-                self.op_label(p, x + 2.0 * d, y, 4, Tone::Strong, &words.main);
+            EventKind::Grant { .. }
+            | EventKind::AcquireRefused { .. }
+            | EventKind::Renew { .. }
+            | EventKind::RenewRefused { .. }
+            | EventKind::Release { .. }
+            | EventKind::ReleaseRefused { .. } => self.lock_call(p, event, &words, legend),
+            EventKind::Expire { .. } | EventKind::ClockJump { .. } | EventKind::Differs { .. } => {
+                self.lock_mark(p, event, &words, legend)
             }
-            EventKind::AcquireRefused { client, .. } => {
-                legend.refused.see(t);
-                let y = p.clients[client.index()];
-                self.request(p, x, y, d, p.busy);
-                self.reply(p, x + d, y, d, true, p.busy);
-                self.op_label(p, x + 2.0 * d, y, 7, Tone::Quiet, &words.main);
+            EventKind::Pause { .. }
+            | EventKind::Resume { .. }
+            | EventKind::Crash { .. }
+            | EventKind::Restart { .. } => self.client_mark(p, event, &words),
+            EventKind::Send { .. } => self.send(p, event, &words, &cx.asked, legend),
+            EventKind::Write { .. } => self.write(p, event, &words, &cx.asked, legend),
+            EventKind::Corruption { .. } => {
+                let (mark, tip) = (p.font * 1.05, x + self.reach(p));
+                let tries = spots::above_storage(p, tip, mark, &two_lines(&words.verdict));
+                let need = if p.compact {
+                    Need::Want(0)
+                } else {
+                    Need::Keep(0)
+                };
+                let look = (need, Tone::Corrupted, p.font);
+                let point = Some((tip, p.storage - mark - 3.0));
+                let hosts = self.last_write.take().into_iter().flatten().collect();
+                self.queue_on(p, event.t, look, tries, "verdict", (hosts, point));
             }
-            EventKind::Renew { client, .. } => {
-                let y = p.clients[client.index()];
-                self.request(p, x, y, d, false);
-                self.reply(p, x + d, y, d, false, false);
-                self.op_label(p, x + 2.0 * d, y, 8, Tone::Plain, &words.main);
+            EventKind::Fencing { .. } | EventKind::Check { .. } => {
+                self.switch_line(p, event.t, &words.main[0]);
             }
-            EventKind::RenewRefused { client, .. } => {
-                legend.refused.see(t);
-                let y = p.clients[client.index()];
-                self.request(p, x, y, d, false);
-                self.reply(p, x + d, y, d, true, false);
-                self.op_label(p, x + 2.0 * d, y, 5, Tone::Plain, &words.main);
-            }
-            EventKind::Release { client, .. } => {
-                let y = p.clients[client.index()];
-                self.request(p, x, y, d, false);
-                self.op_label(p, x + d, y, 8, Tone::Quiet, &words.main);
-            }
-            EventKind::ReleaseRefused { client, .. } => {
-                legend.refused.see(t);
-                let y = p.clients[client.index()];
-                self.request(p, x, y, d, false);
-                self.reply(p, x + d, y, d, true, false);
-                self.op_label(p, x + 2.0 * d, y, 6, Tone::Plain, &words.main);
-            }
+        }
+        self.out.push_str("</g>");
+    }
+
+    /// A call to the lock service and its answer: up to its line and back, dashed if refused.
+    fn lock_call(&mut self, p: &Panel, event: &Event, words: &Labels, legend: &mut Legend) {
+        let (x, d) = (p.x(event.t), self.reach(p));
+        let Some(client) = event.kind.client() else {
+            return;
+        };
+        let y = p.y(client);
+        let (refused, answered, need, tone) = match event.kind {
+            EventKind::Grant { .. } => (false, true, 4, Tone::Strong),
+            EventKind::AcquireRefused { .. } => (true, true, 7, Tone::Quiet),
+            EventKind::Renew { .. } => (false, true, 8, Tone::Plain),
+            EventKind::RenewRefused { .. } => (true, true, 5, Tone::Plain),
+            EventKind::Release { .. } => (false, false, 8, Tone::Quiet),
+            _ => (true, true, 6, Tone::Plain),
+        };
+        if refused {
+            legend.refused.see(event.t);
+        }
+        self.request(p, x, y, d);
+        let end = if answered {
+            self.reply(p, x + d, y, d, refused);
+            x + 2.0 * d
+        } else {
+            x + d
+        };
+        let tries = spots::beside_call(p, end, x, y, &words.main);
+        self.queue(p, event.t, (Need::Want(need), tone, p.font), tries, "call");
+    }
+
+    /// A mark on the lock service's line: a lease running out (a white diamond), its clock
+    /// jumping (a black one), or, under it, where a student's code answered otherwise.
+    fn lock_mark(&mut self, p: &Panel, event: &Event, words: &Labels, legend: &mut Legend) {
+        let (x, d) = (p.x(event.t), self.reach(p));
+        let size = p.font * 0.92;
+        match &event.kind {
             EventKind::Expire { .. } => {
+                legend.expiry.see(event.t);
                 self.diamond(x, p.lock, d * 1.4, "white");
-                self.below_lock(p, x, 5, &words.main);
+                let tries = spots::below_lock(p, x, size, &words.main);
+                self.queue(
+                    p,
+                    event.t,
+                    (Need::Want(3), Tone::Plain, size),
+                    tries,
+                    "expire",
+                );
             }
-            EventKind::Differs { client, .. } => match client {
-                Some(c) => {
-                    let y = p.clients[c.index()];
-                    self.under_client(p, x, y, 1, &words.main, Anchor::Middle);
-                }
-                None => self.below_lock(p, x, 1, &words.main),
-            },
             EventKind::ClockJump { .. } => {
+                legend.jump.see(event.t);
                 self.diamond(x, p.lock, d * 1.4, INK);
-                self.below_lock(p, x, 3, &words.main);
+                let tries = spots::below_lock(p, x, size, &words.main);
+                self.queue(
+                    p,
+                    event.t,
+                    (Need::Keep(2), Tone::Strong, size),
+                    tries,
+                    "clock",
+                );
             }
-            EventKind::Pause { client, .. } => {
-                self.tick(x, p.clients[client.index()], p.bar, GC);
+            EventKind::Differs {
+                client: Some(c), ..
+            } => {
+                let tries = spots::under_client(p, x, p.y(*c), Anchor::Middle, &words.main);
+                self.queue(
+                    p,
+                    event.t,
+                    (Need::Want(1), Tone::Strong, p.font),
+                    tries,
+                    "differs",
+                );
             }
-            EventKind::Resume { client } => {
-                let y = p.clients[client.index()];
-                self.tick(x, y, p.bar, GC);
-                self.under_client(p, x, y, 6, &words.main, Anchor::Middle);
+            _ => {
+                let tries = spots::below_lock(p, x, size, &words.main);
+                self.queue(
+                    p,
+                    event.t,
+                    (Need::Want(1), Tone::Strong, size),
+                    tries,
+                    "differs",
+                );
             }
-            EventKind::Crash { client, .. } => {
-                let y = p.clients[client.index()];
+        }
+    }
+
+    /// A GC pause's start and end (ticks), a crash (a cross) and a restart (a tick).
+    fn client_mark(&mut self, p: &Panel, event: &Event, words: &Labels) {
+        let (x, d) = (p.x(event.t), self.reach(p));
+        let Some(client) = event.kind.client() else {
+            return;
+        };
+        let y = p.y(client);
+        match event.kind {
+            EventKind::Pause { .. } | EventKind::Resume { .. } => self.tick(x, y, p.bar, GC),
+            EventKind::Restart { .. } => self.tick(x, y, p.bar, CRASH),
+            _ => {
                 let s = d * 1.4;
                 let _ = write!(
                     self.out,
@@ -113,121 +246,74 @@ impl Svg {
                     x + s,
                     y - s
                 );
-            }
-            EventKind::Restart { client } => {
-                let y = p.clients[client.index()];
-                self.tick(x, y, p.bar, CRASH);
-                self.under_client(p, x, y, 6, &words.main, Anchor::Middle);
-            }
-            EventKind::Send {
-                client, deliver_at, ..
-            } => {
-                legend.delayed.see(t);
-                let y = p.clients[client.index()];
-                let (x2, y2) = if *deliver_at <= p.window.until {
-                    (p.x(*deliver_at) + d, p.storage)
-                } else {
-                    let share = (p.window.until - t) as f64 / (*deliver_at - t).max(1) as f64;
-                    (p.x(p.window.until), y + (p.storage - y) * share)
-                };
-                let _ = write!(
-                    self.out,
-                    r#"<line x1="{x:.1}" y1="{y:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{WRITE}" stroke-width="1.8" stroke-dasharray="2 3" marker-end="url(#{}warrow)"/>"#,
-                    self.id
-                );
-                self.under_client(p, x + 3.0, y, 5, &words.main, Anchor::Start);
-            }
-            EventKind::Write {
-                client,
-                verdict,
-                sent_at,
-                ..
-            } => {
-                let y = p.clients[client.index()];
-                let tip = x + d;
-                if sent_at.is_none() && !p.compact {
-                    let _ = write!(
-                        self.out,
-                        r#"<line x1="{x:.1}" y1="{y:.1}" x2="{tip:.1}" y2="{:.1}" stroke="{WRITE}" stroke-width="1.8" marker-end="url(#{}warrow)"/>"#,
-                        p.storage - 1.0,
-                        self.id
-                    );
-                    self.under_client(p, tip + 3.0, y, 5, &words.main, Anchor::Start);
-                }
-                let s = f * 1.05;
-                let (cx, cy) = (tip, p.storage - s * 0.5 - 3.0);
-                let mark = Rect {
-                    l: cx - s / 2.0,
-                    t: cy - s / 2.0,
-                    r: cx + s / 2.0,
-                    b: cy + s / 2.0,
-                };
-                match verdict.outcome() {
-                    Outcome::Accepted if p.compact => {
-                        // Thousands of these: a thin stroke, so no verdict hides under them.
-                        legend.accepted.see(t);
-                        let _ = write!(
-                            self.out,
-                            r#"<line x1="{cx:.1}" y1="{:.1}" x2="{cx:.1}" y2="{:.1}" stroke="{LIVE}" stroke-width="1"/>"#,
-                            mark.t, p.storage
-                        );
-                    }
-                    Outcome::Accepted => {
-                        legend.accepted.see(t);
-                        let _ = write!(
-                            self.out,
-                            r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="{:.1}" fill="white" stroke="{LIVE}" stroke-width="1.6"/><text x="{cx:.1}" y="{:.1}" font-size="{:.1}" font-weight="bold" fill="{LIVE}" text-anchor="middle">✓</text>"#,
-                            s * 0.5,
-                            cy + s * 0.3,
-                            s * 0.8
-                        );
-                        self.above_storage(p, cx, s, 9, Tone::Quiet, &words.verdict);
-                    }
-                    Outcome::Rejected => {
-                        legend.rejected.see(t);
-                        let _ = write!(
-                            self.out,
-                            r#"<rect x="{:.1}" y="{:.1}" width="{s:.1}" height="{s:.1}" fill="white" stroke="{REJECTED}" stroke-width="2.5"/><text x="{cx:.1}" y="{:.1}" font-size="{:.1}" font-weight="bold" fill="{REJECTED}" text-anchor="middle">✗</text>"#,
-                            mark.l,
-                            mark.t,
-                            cy + s * 0.3,
-                            s * 0.8
-                        );
-                        self.above_storage(p, cx, s, 1, Tone::Rejected, &words.verdict);
-                    }
-                    Outcome::Corrupted => {
-                        legend.corrupted.see(t);
-                        let _ = write!(
-                            self.out,
-                            r#"<rect x="{:.1}" y="{:.1}" width="{s:.1}" height="{s:.1}" fill="{CORRUPTED}" stroke="{INK}" stroke-width="1.5"/><text x="{cx:.1}" y="{:.1}" font-size="{:.1}" font-weight="bold" fill="white" text-anchor="middle">!</text>"#,
-                            mark.l,
-                            mark.t,
-                            cy + s * 0.3,
-                            s * 0.8
-                        );
-                    }
-                }
-                self.taken.push(mark);
-                // The key's highest token, where this write raised it.
-                if !words.highest.is_empty() {
-                    self.below_storage(p, cx, &words.highest);
-                }
-            }
-            EventKind::Corruption { .. } => {
-                let s = f * 1.05;
-                self.above_storage(p, x + d, s, 0, Tone::Corrupted, &words.verdict);
-            }
-            EventKind::Fencing { .. } | EventKind::Check { .. } => {
-                self.switch_line(p, x, 2, &words.main[0]);
+                self.placer.block(Rect {
+                    l: x - s,
+                    t: y - s,
+                    r: x + s,
+                    b: y + s,
+                });
             }
         }
-        self.event_t = None;
-        self.out.push_str("</g>");
+        if !words.main.is_empty() {
+            let tries = spots::under_client(p, x, y, Anchor::Middle, &words.main);
+            self.queue(
+                p,
+                event.t,
+                (Need::Want(6), Tone::Plain, p.font),
+                tries,
+                "client",
+            );
+        }
+    }
+
+    /// A write the network holds: a slanted dotted arrow toward its arrival (or the window's
+    /// edge, part way down).
+    fn send(
+        &mut self,
+        p: &Panel,
+        event: &Event,
+        words: &Labels,
+        asked: &[&Event],
+        legend: &mut Legend,
+    ) {
+        let EventKind::Send {
+            client, deliver_at, ..
+        } = &event.kind
+        else {
+            return;
+        };
+        legend.delayed.see(event.t);
+        let (x, t) = (p.x(event.t), event.t);
+        let y = p.y(*client);
+        let (x2, y2) = if *deliver_at <= p.window.until {
+            (p.x(*deliver_at) + self.reach(p), p.storage)
+        } else {
+            let share = (p.window.until - t) as f64 / (*deliver_at - t).max(1) as f64;
+            (p.x(p.window.until), y + (p.storage - y) * share)
+        };
+        let _ = write!(
+            self.out,
+            r#"<line x1="{x:.1}" y1="{y:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{WRITE}" stroke-width="1.8" stroke-dasharray="2 3" marker-end="url(#{}warrow)"/>"#,
+            self.id
+        );
+        self.arrow(Seg::new(x, y, x2, y2), 1.8);
+        // The write a question asks about may be one the network held: this is its label.
+        let asked = asked.iter().any(|e| {
+            matches!(&e.kind, EventKind::Write { client: c, sent_at: Some(s), .. }
+                if c == client && *s == t)
+        });
+        let (need, role) = if asked {
+            (Need::Keep(1), "asked")
+        } else {
+            (Need::Want(5), "send")
+        };
+        let tries = spots::under_client(p, x + 3.0, y, Anchor::Start, &words.main);
+        self.queue(p, t, (need, Tone::Plain, p.font), tries, role);
     }
 
     /// A message as a tick on its sender's line, in a compact panel: up for the lock service
     /// (dark for a grant, faint for a refusal), down for a write. False: not a message.
-    pub(super) fn tick_only(&mut self, p: &Panel, event: &Event, x: f64) -> bool {
+    fn tick_only(&mut self, p: &Panel, event: &Event, x: f64) -> bool {
         let (client, stroke, down) = match &event.kind {
             EventKind::Grant { client, .. } => (client, INK, false),
             EventKind::AcquireRefused { client, .. } => (client, FAINT, false),
@@ -242,7 +328,7 @@ impl Svg {
                 ..
             } => {
                 // The verdict's mark stays on the storage's line: only the arrow goes.
-                let y = p.clients[client.index()];
+                let y = p.y(*client);
                 let _ = write!(
                     self.out,
                     r#"<line x1="{x:.1}" y1="{y:.1}" x2="{x:.1}" y2="{:.1}" stroke="{WRITE}" stroke-width="1"/>"#,
@@ -252,7 +338,7 @@ impl Svg {
             }
             _ => return false,
         };
-        let y = p.clients[client.index()];
+        let y = p.y(*client);
         let (y1, y2) = if down {
             (y, y + p.bar + 2.0)
         } else {
@@ -265,231 +351,101 @@ impl Svg {
         true
     }
 
-    /// A message to the lock service, from `x` on the client's line at `y`; `faint` for the
-    /// many refused asks of a busy lock, so they do not drown the grants.
-    pub(super) fn request(&mut self, p: &Panel, x: f64, y: f64, d: f64, faint: bool) {
-        let (stroke, width, marker) = if faint {
-            (FAINT, 1.0, "farrow")
+    /// A refused ask in a busy panel: a faint tick up from its client's line; its crowd is
+    /// labelled once ([`Svg::crowd`]).
+    fn refused_tick(&mut self, p: &Panel, event: &Event, x: f64) {
+        let Some(client) = event.kind.client() else {
+            return;
+        };
+        let y = p.y(client);
+        let top = y - p.bar * 0.9;
+        let _ = write!(
+            self.out,
+            r#"<line x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{y:.1}" stroke="{FAINT}" stroke-width="1.5"/>"#
+        );
+        self.placer.line(Seg::new(x, top, x, y), 1.0);
+    }
+
+    /// The one label of a crowd of refused asks in a busy panel: "client-3 asked 12 times:
+    /// refused", shown from its last ask.
+    pub(super) fn crowd(&mut self, p: &Panel, crowd: &Crowd, vocab: &Vocab) {
+        let y = p.y(crowd.client);
+        let n = crowd.count;
+        let texts: Vec<String> = if n == 1 {
+            vec![vocab.say("acquire: refused"), "refused".into()]
         } else {
-            (INK, 1.3, "arrow")
+            vec![
+                format!("{} asked {n} times: refused", crowd.client),
+                format!("asked {n} times: refused"),
+                format!("{n} asks refused"),
+                format!("{n} refused"),
+            ]
         };
-        let _ = write!(
-            self.out,
-            r#"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}" marker-end="url(#{}{marker})"/>"#,
-            x + d,
-            p.lock + 1.0,
-            self.id
+        let tries = spots::over_crowd(p, p.x(crowd.first), p.x(crowd.last), y, &texts);
+        self.queue(
+            p,
+            crowd.last,
+            (Need::Want(6), Tone::Quiet, p.font),
+            tries,
+            "crowd",
         );
     }
 
-    /// The lock service's answer, back to the client's line at `y`; dashed when refused.
-    pub(super) fn reply(&mut self, p: &Panel, x: f64, y: f64, d: f64, refused: bool, faint: bool) {
-        let (stroke, dash, marker) = match (refused, faint) {
-            (true, true) => (FAINT, r#" stroke-dasharray="4 3""#, "farrow"),
-            (true, false) => (MUTED, r#" stroke-dasharray="4 3""#, "rarrow"),
-            _ => (INK, "", "arrow"),
-        };
-        let _ = write!(
-            self.out,
-            r#"<line x1="{x:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{stroke}" stroke-width="1.3"{dash} marker-end="url(#{}{marker})"/>"#,
-            p.lock + 1.0,
-            x + d,
-            y - 1.0,
-            self.id
-        );
-    }
-
-    pub(super) fn diamond(&mut self, x: f64, y: f64, s: f64, fill: &str) {
-        let _ = write!(
-            self.out,
-            r#"<path d="M{x:.1},{:.1}L{:.1},{y:.1}L{x:.1},{:.1}L{:.1},{y:.1}z" fill="{fill}" stroke="{INK}" stroke-width="1.5"/>"#,
-            y - s,
-            x + s,
-            y + s,
-            x - s
-        );
-        self.taken.push(Rect {
-            l: x - s,
-            t: y - s,
-            r: x + s,
-            b: y + s,
-        });
-    }
-
-    pub(super) fn tick(&mut self, x: f64, y: f64, h: f64, stroke: &str) {
-        let _ = write!(
-            self.out,
-            r#"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="{stroke}" stroke-width="2.5"/>"#,
-            y - h * 0.6,
-            y + h + 4.0
-        );
-    }
-
-    pub(super) fn switch_line(&mut self, p: &Panel, x: f64, priority: u8, words: &str) {
+    /// Fencing or the check switched: a dashed line down the panel, labelled at its top.
+    fn switch_line(&mut self, p: &Panel, t: Ms, words: &str) {
+        let x = p.x(t);
         let _ = write!(
             self.out,
             r#"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="{INK}" stroke-width="1.5" stroke-dasharray="8 4"/>"#,
             p.bounds.t, p.bounds.b
         );
-        let f = p.font;
-        let y = p.bounds.t + f * 1.1;
-        self.label(
-            p.bounds,
-            Label {
-                priority,
-                tone: Tone::Strong,
-                size: f,
-                tries: vec![
-                    (x + 4.0, y, Anchor::Start, words.to_owned()),
-                    (x - 4.0, y, Anchor::End, words.to_owned()),
-                ],
-                t: None,
+        self.placer
+            .line(Seg::new(x, p.bounds.t, x, p.bounds.b), ARROW_ROOM);
+        let tries = spots::beside_switch(p, x, words);
+        self.queue(p, t, (Need::Want(2), Tone::Strong, p.font), tries, "switch");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(t: Ms, client: usize) -> Event {
+        Event {
+            t,
+            kind: EventKind::AcquireRefused {
+                client: ClientId::ALL[client],
+                lock: crate::sim::LockId(0),
+                holder: None,
             },
-        );
+        }
     }
 
-    /// A lock-service answer's label, near the client's end of the arrows, above its bar.
-    pub(super) fn op_label(
-        &mut self,
-        p: &Panel,
-        x: f64,
-        y: f64,
-        priority: u8,
-        tone: Tone,
-        texts: &[String],
-    ) {
-        let f = p.font;
-        let base = y - p.bar - 6.0;
-        let mut tries = Vec::new();
-        for text in texts {
-            for level in 0..3 {
-                let ly = base - level as f64 * f * 1.15;
-                tries.push((x + 3.0, ly, Anchor::Start, text.clone()));
-                tries.push((
-                    x - 2.0 * p.bar.min(6.0) - 3.0,
-                    ly,
-                    Anchor::End,
-                    text.clone(),
-                ));
-            }
-        }
-        self.label(
-            p.bounds,
-            Label {
-                priority,
-                tone,
-                size: f,
-                tries,
-                t: None,
+    #[test]
+    fn a_clients_refused_asks_crowd_until_it_does_anything_else() {
+        let grant = Event {
+            t: 5,
+            kind: EventKind::Resume {
+                client: ClientId::ALL[2],
             },
-        );
-    }
-
-    /// A label under a client's line (below its bands).
-    pub(super) fn under_client(
-        &mut self,
-        p: &Panel,
-        x: f64,
-        y: f64,
-        priority: u8,
-        texts: &[String],
-        anchor: Anchor,
-    ) {
-        let f = p.font;
-        let base = y + p.bar + 4.0 + f;
-        let mut tries = Vec::new();
-        for text in texts {
-            for level in 0..3 {
-                tries.push((x, base + level as f64 * f * 1.15, anchor, text.clone()));
-            }
-        }
-        self.label(
-            p.bounds,
-            Label {
-                priority,
-                tone: Tone::Plain,
-                size: f,
-                tries,
-                t: None,
-            },
-        );
-    }
-
-    pub(super) fn below_lock(&mut self, p: &Panel, x: f64, priority: u8, texts: &[String]) {
-        let f = p.font;
-        let mut tries = Vec::new();
-        for text in texts {
-            for level in 0..2 {
-                let y = p.lock + f * 1.3 + level as f64 * f * 1.15;
-                tries.push((x, y, Anchor::Middle, text.clone()));
-                tries.push((x + 4.0, y, Anchor::Start, text.clone()));
-            }
-        }
-        self.label(
-            p.bounds,
-            Label {
-                priority,
-                tone: Tone::Plain,
-                size: f * 0.92,
-                tries,
-                t: None,
-            },
-        );
-    }
-
-    /// A verdict's label above its mark on the storage's line.
-    pub(super) fn above_storage(
-        &mut self,
-        p: &Panel,
-        x: f64,
-        mark: f64,
-        priority: u8,
-        tone: Tone,
-        texts: &[String],
-    ) {
-        let f = p.font;
-        let base = p.storage - mark - f * 0.9;
-        let mut tries = Vec::new();
-        for text in texts {
-            for level in 0..4 {
-                let y = base - level as f64 * f * 1.5;
-                tries.push((x, y, Anchor::Middle, text.clone()));
-                tries.push((x + mark, y, Anchor::Start, text.clone()));
-                tries.push((x - mark, y, Anchor::End, text.clone()));
-            }
-        }
-        self.label(
-            p.bounds,
-            Label {
-                priority,
-                tone,
-                size: f,
-                tries,
-                t: None,
-            },
-        );
-    }
-
-    /// The key's highest token, under the storage's line.
-    pub(super) fn below_storage(&mut self, p: &Panel, x: f64, texts: &[String]) {
-        let f = p.font * 0.92;
-        let mut tries = Vec::new();
-        for text in texts {
-            for level in 0..2 {
-                let y = p.storage + f * 1.3 + level as f64 * f * 1.15;
-                tries.push((x, y, Anchor::Middle, text.clone()));
-                tries.push((x + 3.0, y, Anchor::Start, text.clone()));
-            }
-        }
-        self.label(
-            p.bounds,
-            Label {
-                priority: 6,
-                tone: Tone::Quiet,
-                size: f,
-                tries,
-                t: None,
-            },
-        );
+        };
+        let events = [
+            refused(1, 2),
+            refused(2, 0),
+            refused(3, 2),
+            refused(4, 2),
+            grant,
+            refused(6, 2),
+        ];
+        let crowds = crowds(&events);
+        let of = |c: usize| -> Vec<(Ms, Ms, usize)> {
+            crowds
+                .iter()
+                .filter(|k| k.client == ClientId::ALL[c])
+                .map(|k| (k.first, k.last, k.count))
+                .collect()
+        };
+        assert_eq!(of(2), [(1, 4, 3), (6, 6, 1)]);
+        assert_eq!(of(0), [(2, 2, 1)]);
     }
 }

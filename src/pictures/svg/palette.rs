@@ -11,6 +11,8 @@ pub(super) const CRASH: &str = "#8f2d2d";
 pub(super) const WRITE: &str = "#1f4fa0";
 pub(super) const REJECTED: &str = "#b91c1c";
 pub(super) const CORRUPTED: &str = "#7f1010";
+/// An honest write refused by a check stricter than the seed's.
+pub(super) const HONEST: &str = "#8a5300";
 
 /// The patterns and arrowheads every picture uses, their ids prefixed with `p`.
 pub(super) fn defs(p: &str) -> String {

@@ -88,16 +88,29 @@ impl Window {
         }
     }
 
+    /// A window fixed from `from` to `until` whatever the run's length, so the slides of one
+    /// run played to different moments (`--axis` with `--until`) share their axis.
+    pub fn fixed(from: Ms, until: Ms) -> Window {
+        Window { from, until }
+    }
+
     pub(super) fn len(&self) -> Ms {
         (self.until - self.from).max(1)
     }
 }
 
-/// The diagram of one run, seen through `window`. `id` prefixes the SVG's ids, so several
-
-/// "Showing 12.0 to 42.0 s of a run played to 600.0 s", when the window is not the whole run.
+/// "Showing 12.0 to 42.0 s of a run played to 600.0 s", when the window is not the whole run;
+/// "Played to 9.0 s, on an axis of 0.0 to 23.0 s", when the axis runs past the run's end.
 pub(super) fn window_note(session: &Session, window: Window) -> Option<String> {
     let played = session.now();
+    if window.until > played {
+        return Some(format!(
+            "Played to {} s, on an axis of {} to {} s (--axis)",
+            fmt_seconds(played),
+            fmt_seconds(window.from),
+            fmt_seconds(window.until)
+        ));
+    }
     (window.from != 0 || window.until != played).then(|| {
         format!(
             "Showing {} to {} s of a run played to {} s (--from and --until choose)",
@@ -106,4 +119,43 @@ pub(super) fn window_note(session: &Session, window: Window) -> Option<String> {
             fmt_seconds(played)
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::sim::{Scenario, Setup};
+
+    fn played(name: &str, until: Ms) -> Session {
+        let scenario = Arc::new(Scenario::built_in(name).expect("built in"));
+        Session::played_to(Setup::new(scenario), until)
+    }
+
+    #[test]
+    fn a_short_run_is_shown_whole_and_a_long_one_from_before_its_first_refused_write() {
+        let short = played("gc-pause", 23_000);
+        assert_eq!(
+            Window::choose(&[&short], None, 23_000),
+            Window::fixed(0, 23_000)
+        );
+        assert_eq!(window_note(&short, Window::fixed(0, 23_000)), None);
+        let long = played("chaos", 600_000);
+        let window = Window::choose(&[&long], None, 600_000);
+        assert_eq!(window.len(), LONG_RUN_WINDOW);
+        assert_eq!(window.from % 1000, 0, "on a whole second");
+        let note = window_note(&long, window).unwrap();
+        assert!(note.starts_with("Showing "), "{note}");
+    }
+
+    #[test]
+    fn a_fixed_axis_past_the_runs_end_says_how_far_the_run_was_played() {
+        let early = played("gc-pause", 9_000);
+        let note = window_note(&early, Window::fixed(0, 23_000)).unwrap();
+        assert_eq!(
+            note,
+            "Played to 9.0 s, on an axis of 0.0 to 23.0 s (--axis)"
+        );
+    }
 }
