@@ -516,6 +516,10 @@ pub struct Labels {
 /// The diagram's labels of an event.
 pub fn labels(event: &Event, vocab: &Vocab) -> Labels {
     let mut labels = plain_labels(event, vocab);
+    // A system with no token gives the storage nothing to keep a highest of.
+    if vocab.system.is_some_and(|s| !s.has_token) {
+        labels.highest.clear();
+    }
     for list in [&mut labels.main, &mut labels.verdict, &mut labels.highest] {
         for text in list.iter_mut() {
             *text = vocab.say(text);
