@@ -163,7 +163,7 @@ impl Svg {
         } else {
             x + d
         };
-        let tries = spots::beside_call(p, end, x, y, &words.main);
+        let tries = spots::beside_call(p, end, x, y, &two_lines(&words.main));
         self.queue(p, event.t, (Need::Want(need), tone, p.font), tries, "call");
     }
 
@@ -187,8 +187,9 @@ impl Svg {
             }
             EventKind::ClockJump { .. } => {
                 legend.jump.see(event.t);
-                self.diamond(x, p.lock, d * 1.4, INK);
-                let tries = spots::below_lock(p, x, size, &words.main);
+                // Larger than a lease's: a lease its jump ends at once shows white inside it.
+                self.diamond(x, p.lock, d * 2.0, INK);
+                let tries = spots::below_lock(p, x, size, &two_lines(&words.main));
                 self.queue(
                     p,
                     event.t,

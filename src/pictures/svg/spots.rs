@@ -7,6 +7,10 @@ use super::geometry::{Anchor, LINE};
 use super::panel::Panel;
 use super::placer::Try;
 
+/// How far apart the levels of a label's places are, in text sizes: a label's box and its
+/// padding, so two labels on neighbouring levels do not touch.
+const STEP: f64 = 1.35;
+
 fn at(x: f64, y: f64, anchor: Anchor, text: &str) -> Try {
     Try {
         x,
@@ -16,31 +20,15 @@ fn at(x: f64, y: f64, anchor: Anchor, text: &str) -> Try {
     }
 }
 
-/// A lock call's label, above the client's bar at `y`: right of the arrows' end at `x` first, a
-/// level up at a time, then left of the call, each wording longest first.
+/// A lock call's label, above the client's bar at `y`: right of the arrows' end at `x`, a level up
+/// at a time, then left of the call; the longest wording on either side before a shorter one.
 pub(super) fn beside_call(p: &Panel, x: f64, call_x: f64, y: f64, texts: &[String]) -> Vec<Try> {
     let f = p.font;
-    let base = y - p.bar - 6.0;
+    let level = |n: usize| y - p.bar - 6.0 - n as f64 * f * STEP;
     let mut tries = Vec::new();
     for text in texts {
-        for level in 0..4 {
-            tries.push(at(
-                x + 4.0,
-                base - level as f64 * f * 1.15,
-                Anchor::Start,
-                text,
-            ));
-        }
-    }
-    for text in texts {
-        for level in 0..4 {
-            tries.push(at(
-                call_x - 4.0,
-                base - level as f64 * f * 1.15,
-                Anchor::End,
-                text,
-            ));
-        }
+        tries.extend((0..4).map(|n| at(x + 4.0, level(n), Anchor::Start, text)));
+        tries.extend((0..4).map(|n| at(call_x - 4.0, level(n), Anchor::End, text)));
     }
     tries
 }
@@ -58,7 +46,7 @@ pub(super) fn under_client(
     let mut tries = Vec::new();
     for text in texts {
         for level in 0..4 {
-            tries.push(at(x, base + level as f64 * f * 1.15, anchor, text));
+            tries.push(at(x, base + level as f64 * f * STEP, anchor, text));
         }
     }
     tries
@@ -68,8 +56,9 @@ pub(super) fn under_client(
 pub(super) fn below_lock(p: &Panel, x: f64, size: f64, texts: &[String]) -> Vec<Try> {
     let mut tries = Vec::new();
     for text in texts {
-        for level in 0..3 {
-            let y = p.lock + size * 1.3 + level as f64 * size * 1.15;
+        for level in 0..4 {
+            // Clear of the diamond on the line, a line's height apart.
+            let y = p.lock + 7.0 + size * (1.0 + STEP * level as f64);
             tries.push(at(x, y, Anchor::Middle, text));
             tries.push(at(x + 4.0, y, Anchor::Start, text));
             tries.push(at(x - 4.0, y, Anchor::End, text));
@@ -115,7 +104,7 @@ pub(super) fn above_storage(p: &Panel, x: f64, mark: f64, texts: &[String]) -> V
 /// at a time, then beside it.
 pub(super) fn below_storage(p: &Panel, x: f64, size: f64, texts: &[String]) -> Vec<Try> {
     let mut tries = Vec::new();
-    let y = |level: usize| p.storage + size * 1.3 + level as f64 * size * 1.15;
+    let y = |level: usize| p.storage + size * 1.3 + level as f64 * size * STEP;
     for text in texts {
         tries.extend((0..2).map(|level| at(x, y(level), Anchor::Middle, text)));
         for level in 0..2 {
@@ -148,7 +137,7 @@ pub(super) fn over_crowd(p: &Panel, x: f64, last_x: f64, y: f64, texts: &[String
         for level in 0..3 {
             let mut lx = x;
             while lx <= last_x.max(x) {
-                tries.push(at(lx, base - level as f64 * f * 1.15, Anchor::Start, text));
+                tries.push(at(lx, base - level as f64 * f * STEP, Anchor::Start, text));
                 lx += step;
             }
         }
