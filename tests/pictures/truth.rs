@@ -131,9 +131,38 @@ fn lane_bars(session: &Session, window: Window) -> Vec<Bar> {
 }
 
 /// Where the UI's lane says a client holds its lease or believes a gone one, the diagram has a
-/// live or a striped bar of that token over that moment.
+/// live or a striped bar of that token over that moment; and every client bar the diagram draws
+/// lies where the UI's lane says holding (a solid bar), stale (a striped one) or frozen.
 fn the_uis_lane_agrees(session: &Session, window: Window, bars: &[Bar], what: &str) {
     let history = session.world().history();
+    let secs = |s: &str| -> Ms { (s.parse::<f64>().unwrap() * 1000.0).round() as Ms };
+    for (who, token, kind, (from, to)) in bars.iter().filter(|b| b.2 != "lease") {
+        let client = ClientId::ALL
+            .into_iter()
+            .find(|c| c.name() == who)
+            .expect("a client's bar");
+        let lane = history.lane(client.index());
+        let (from, to) = (secs(from), secs(to));
+        for (k, s) in lane.iter().enumerate() {
+            let stop = lane.get(k + 1).map_or(session.now(), |n| n.start);
+            if stop <= from || s.start >= to {
+                continue;
+            }
+            let agrees = match s.state {
+                LaneState::Holding => kind == "live",
+                LaneState::Stale => kind == "gone",
+                LaneState::Paused => true,
+                _ => false,
+            };
+            assert!(
+                agrees && s.token == Some(*token),
+                "{what}: the diagram draws {who} {kind} t{token} from {} s where the UI's lane shows {:?} {:?}",
+                fmt_seconds(s.start.max(from)),
+                s.state,
+                s.token
+            );
+        }
+    }
     for client in ClientId::ALL {
         for s in history.lane(client.index()) {
             let kind = match s.state {
