@@ -25,7 +25,6 @@ pub(super) fn defs(p: &str) -> String {
             r#"<marker id="{p}arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="{ink}"/></marker>"#,
             r#"<marker id="{p}warrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="{write}"/></marker>"#,
             r#"<marker id="{p}rarrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="{muted}"/></marker>"#,
-            r#"<marker id="{p}farrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0L10,5L0,10z" fill="{faint}"/></marker>"#,
             r#"</defs>"#
         ),
         p = p,
@@ -35,6 +34,5 @@ pub(super) fn defs(p: &str) -> String {
         ink = INK,
         write = WRITE,
         muted = MUTED,
-        faint = FAINT,
     )
 }
