@@ -120,7 +120,7 @@ impl Svg {
             EventKind::Write { .. } => self.write(p, event, &words, &cx.asked, legend),
             EventKind::Corruption { .. } => {
                 let (mark, tip) = (p.font * 1.05, x + self.reach(p));
-                let tries = spots::above_storage(p, tip, mark, &two_lines(&words.verdict));
+                let tries = spots::above_storage(p, tip, mark, &two_lines(&words.verdict, true));
                 let need = if p.compact {
                     Need::Want(0)
                 } else {
@@ -163,7 +163,7 @@ impl Svg {
         } else {
             x + d
         };
-        let tries = spots::beside_call(p, end, x, y, &two_lines(&words.main));
+        let tries = spots::beside_call(p, end, x, y, &two_lines(&words.main, false));
         self.queue(p, event.t, (Need::Want(need), tone, p.font), tries, "call");
     }
 
@@ -189,7 +189,7 @@ impl Svg {
                 legend.jump.see(event.t);
                 // Larger than a lease's: a lease its jump ends at once shows white inside it.
                 self.diamond(x, p.lock, d * 2.0, INK);
-                let tries = spots::below_lock(p, x, size, &two_lines(&words.main));
+                let tries = spots::below_lock(p, x, size, &two_lines(&words.main, false));
                 self.queue(
                     p,
                     event.t,

@@ -9,7 +9,7 @@ use super::placer::Try;
 
 /// How far apart the levels of a label's places are, in text sizes: a label's box and its
 /// padding, so two labels on neighbouring levels do not touch.
-const STEP: f64 = 1.35;
+const STEP: f64 = 1.45;
 
 fn at(x: f64, y: f64, anchor: Anchor, text: &str) -> Try {
     Try {

@@ -15,17 +15,19 @@ use crate::sim::phrase::Labels;
 use crate::sim::{Event, EventKind, Ms};
 use crate::Outcome;
 
-/// A verdict's wordings with, after the longest, the longest on two lines (its verdict, then
-/// why: "CORRUPTED DATA!" over "token 1 overwrote token 2"), narrow enough to fit where the one
-/// line does not, before a shorter wording drops the why.
-pub(super) fn two_lines(forms: &[String]) -> Vec<String> {
+/// A label's wordings with, after the longest, the longest on two lines (what happened, then
+/// why: "CORRUPTED DATA!" over "token 1 overwrote token 2", "renew token 1:" over "refused"),
+/// narrow enough to fit where the one line does not, before a shorter wording drops the why. It
+/// breaks after a colon or an exclamation mark; a verdict (`verdict`) also after its first word
+/// ("REJECTED" over "t1 < t2").
+pub(super) fn two_lines(forms: &[String], verdict: bool) -> Vec<String> {
     let mut out = forms.to_vec();
     if let Some(long) = forms.first() {
         let split = long
             .find(": ")
             .map(|i| i + 1)
             .or_else(|| long.find("! ").map(|i| i + 1))
-            .or_else(|| long.find(' '));
+            .or_else(|| long.find(' ').filter(|_| verdict));
         if let Some(i) = split {
             let (head, tail) = long.split_at(i);
             out.insert(1, format!("{head}\n{}", tail.trim_start()));
@@ -109,7 +111,7 @@ impl Svg {
         };
         let point = Some((tip, p.storage - s - 3.0));
         if !words.verdict.is_empty() {
-            let tries = spots::above_storage(p, tip, s, &two_lines(&words.verdict));
+            let tries = spots::above_storage(p, tip, s, &two_lines(&words.verdict, true));
             let on = (arrow.into_iter().flatten().collect(), point);
             self.queue_on(p, t, (need, tone, p.font), tries, "verdict", on);
         }
@@ -204,7 +206,8 @@ mod tests {
 
     #[test]
     fn a_verdict_may_take_two_lines_its_verdict_over_its_why() {
-        let forms = |f: &[&str]| two_lines(&f.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let forms =
+            |f: &[&str]| two_lines(&f.iter().map(|s| s.to_string()).collect::<Vec<_>>(), true);
         assert_eq!(
             forms(&[
                 "CORRUPTED DATA! token 1 overwrote token 2",
@@ -222,5 +225,15 @@ mod tests {
             "REJECTED though its lease was live:\nt1 < t2 (any key)"
         );
         assert_eq!(forms(&["accepted"]), ["accepted"]);
+        let call =
+            |f: &[&str]| two_lines(&f.iter().map(|s| s.to_string()).collect::<Vec<_>>(), false);
+        assert_eq!(
+            call(&["grant, token 3", "grant t3"]),
+            ["grant, token 3", "grant t3"]
+        );
+        assert_eq!(
+            call(&["renew token 1: refused"])[1],
+            "renew token 1:\nrefused"
+        );
     }
 }
