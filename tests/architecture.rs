@@ -172,6 +172,11 @@ fn the_pictures_are_layered_one_way() {
     check_layers("src/pictures");
 }
 
+#[test]
+fn the_diagram_is_layered_one_way() {
+    check_layers("src/pictures/svg");
+}
+
 fn files(folder: &Path) -> Vec<std::path::PathBuf> {
     let mut all = Vec::new();
     for entry in fs::read_dir(folder).unwrap() {

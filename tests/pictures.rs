@@ -6,6 +6,8 @@
 
 #[path = "pictures/cdp.rs"]
 mod cdp;
+#[path = "pictures/truth.rs"]
+mod truth;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -48,10 +50,11 @@ fn scenarios() -> Vec<String> {
         .collect()
 }
 
+/// Every text's words, a label of two lines as one.
 fn texts(doc: &roxmltree::Document) -> Vec<String> {
     doc.descendants()
         .filter(|n| n.has_tag_name("text"))
-        .map(|n| n.text().unwrap_or_default().to_owned())
+        .map(truth::text_of)
         .collect()
 }
 
@@ -85,9 +88,15 @@ fn the_diagram_is_xml_with_its_actors_tokens_and_verdicts() {
         ] {
             assert!(texts.iter().any(|t| t == actor), "{actor} is drawn");
         }
-        for token in ["grant, token 1", "grant, token 2", "grant, token 3"] {
-            assert!(texts.iter().any(|t| t == token), "{token}: {texts:?}");
+        // Each grant labelled with its token, beside its arrows, in its longest form that fits.
+        for n in 1..=3 {
+            let forms = [format!("grant, token {n}"), format!("grant t{n}")];
+            assert!(
+                texts.iter().any(|t| forms.contains(t)),
+                "grant {n}: {texts:?}"
+            );
         }
+        assert!(texts.iter().any(|t| t == "grant, token 1"));
         let rejected = texts.iter().any(|t| t.starts_with("REJECTED t1 < t2"));
         let corrupted = texts
             .iter()
@@ -127,16 +136,26 @@ fn assert_texts_inside(svg: &str, what: &str) {
     for node in doc.descendants().filter(|n| n.has_tag_name("text")) {
         let num = |name: &str| node.attribute(name).unwrap().parse::<f64>().unwrap();
         let (x, y, size) = (num("x"), num("y"), num("font-size"));
-        let text = node.text().unwrap_or_default();
-        let width = text_width(text, size, node.attribute("font-weight") == Some("bold"));
+        // A label of several lines: its own text, then a tspan a line down each.
+        let lines: Vec<&str> = node
+            .descendants()
+            .filter(|n| n.is_text())
+            .map(|n| n.text().unwrap_or_default())
+            .collect();
+        let bold = node.attribute("font-weight") == Some("bold");
+        let width = lines
+            .iter()
+            .map(|l| text_width(l, size, bold))
+            .fold(0.0, f64::max);
+        let bottom = y + (lines.len().max(1) - 1) as f64 * size * 1.2;
         let left = match node.attribute("text-anchor") {
             Some("middle") => x - width / 2.0,
             Some("end") => x - width,
             _ => x,
         };
         assert!(
-            left >= 0.0 && left + width <= w && y - size >= 0.0 && y <= h,
-            "{what}: '{text}' at ({x}, {y}) size {size} leaves the {w}x{h} view box"
+            left >= 0.0 && left + width <= w && y - size >= 0.0 && bottom <= h,
+            "{what}: '{lines:?}' at ({x}, {y}) size {size} leaves the {w}x{h} view box"
         );
     }
 }
@@ -335,6 +354,30 @@ fn picture_options_are_refused_in_one_sentence() {
             &["chaos", "--format", "svg"],
             "--format svg is for `fencing-lab run`",
         ),
+        (
+            &["run", "gc-pause", "--axis", "0:23"],
+            "--axis is for --format svg",
+        ),
+        (
+            &["run", "gc-pause", "--hide-idle", "--format", "json"],
+            "--hide-idle is for --format svg",
+        ),
+        (
+            &["run", "gc-pause", "--format", "svg", "--axis", "23"],
+            "is not an axis like 0:23",
+        ),
+        (
+            &["run", "gc-pause", "--format", "svg", "--axis", "9:3"],
+            "ends before it begins",
+        ),
+        (
+            &["run", "gc-pause", "--format", "svg", "--axis", "0:20", "--from", "2"],
+            "cannot be used with",
+        ),
+        (
+            &["run", "gc-pause", "--format", "svg", "--axis", "30:40"],
+            "--axis begins at 30.0 s, not before the run's end",
+        ),
         (&["export", "gc-pause"], "--output"),
         (
             &["export", "gc-pause", "-o", "/nonexistent/dir/lesson.html"],
@@ -443,6 +486,27 @@ fn the_page_is_one_file_that_asks_for_nothing_and_stays_under_a_megabyte() {
         html.contains("You said rejected. Not quite: ACCEPTED, no check, although token 1 &lt; 2")
     );
     assert!(html.contains("CORRUPTED DATA!"));
+    // Under a system with another word for the token, no word of the page says "token": its
+    // headings, captions, steps and screens, and its diagrams' texts and tooltips.
+    for system in ["etcd", "zookeeper", "redlock"] {
+        let page = lab(&["export", "gc-pause", "--as", system, "-o", "-"]);
+        let body = &page[page.find("<body").unwrap()..page.find("<script>").unwrap()];
+        let mut words = String::new();
+        let mut inside = false;
+        for c in body.chars() {
+            match c {
+                '<' => inside = true,
+                '>' => {
+                    inside = false;
+                    words.push(' ');
+                }
+                c if !inside => words.push(c),
+                _ => {}
+            }
+        }
+        let words = words.replace("&#39;", "'").replace("&quot;", "\"");
+        assert_eq!(truth::says_token(&words), None, "--as {system}'s page");
+    }
     // Every built-in scenario exports.
     for name in scenarios() {
         let page = lab(&["export", &name, "-o", "-"]);
@@ -466,7 +530,7 @@ fn visible(browser: &mut cdp::Browser) -> String {
         .eval(
             "(() => { const svgs = [...document.querySelectorAll('svg')]; \
              const shown = svgs.flatMap(s => [...s.querySelectorAll('text')]) \
-               .filter(t => t.getClientRects().length > 0).map(t => t.textContent); \
+               .filter(t => t.getClientRects().length > 0 && t.checkVisibility()).map(t => t.textContent); \
              svgs.forEach(s => s.style.display = 'none'); \
              const page = document.body.innerText; \
              svgs.forEach(s => s.style.display = ''); \
@@ -521,19 +585,209 @@ fn requests(browser: &mut cdp::Browser, page: &str) -> Vec<String> {
     seen
 }
 
-#[test]
-fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
-    let Some(exe) = cdp::chromium() else {
+/// Headless Chromium, or `None` (the test says SKIPPED; in CI it fails instead).
+fn chromium() -> Option<std::path::PathBuf> {
+    let exe = cdp::chromium();
+    if exe.is_none() {
         // In CI (`.ci/run` installs it) a missing browser fails instead of skipping.
         let required = std::env::var_os("FENCING_LAB_CI").is_some();
         eprintln!(
             "\n\n!!!!!!!! SKIPPED: the browser test needs Debian's `chromium` on PATH \
              (apt-get install -y chromium); .ci/run installs it. !!!!!!!!\n"
         );
-        assert!(
-            !required,
-            "FENCING_LAB_REQUIRE_BROWSER is set and chromium is missing"
-        );
+        assert!(!required, "FENCING_LAB_CI is set and chromium is missing");
+    }
+    exe
+}
+
+/// In the page's current view: every label of every shown diagram whose box overlaps another's,
+/// or that something covers at its ends or its centre (what `elementFromPoint` finds there is
+/// not the label), and every text smaller than `min` pixels as drawn.
+const LABELS_CLEAR: &str = r#"((min) => {
+  const bad = [];
+  const shown = el => el.getClientRects().length > 0 && el.checkVisibility({visibilityProperty: true});
+  for (const svg of document.querySelectorAll('svg')) {
+    if (!shown(svg)) continue;
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const labels = [...svg.querySelectorAll('text.label')].filter(shown);
+    const boxes = labels.map(t => t.getBoundingClientRect());
+    for (let i = 0; i < labels.length; i++) {
+      for (let j = i + 1; j < labels.length; j++) {
+        const a = boxes[i], b = boxes[j];
+        if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+          bad.push('overlap: ' + labels[i].textContent + ' / ' + labels[j].textContent);
+      }
+      // Each line of it (its first text, then a tspan a line), at its ends and its centre.
+      const lines = [];
+      const first = labels[i].firstChild;
+      if (first && first.nodeType === 3) {
+        const range = document.createRange();
+        range.selectNodeContents(first);
+        lines.push(range.getBoundingClientRect());
+      }
+      for (const span of labels[i].querySelectorAll('tspan')) lines.push(span.getBoundingClientRect());
+      for (const r of lines) {
+        const y = (r.top + r.bottom) / 2;
+        for (const x of [r.left + 2, (r.left + r.right) / 2, r.right - 2]) {
+          if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) continue;
+          const hit = document.elementFromPoint(x, y);
+          if (!hit || !(hit === labels[i] || labels[i].contains(hit)))
+            bad.push('covered: ' + labels[i].textContent + ' by ' + (hit ? hit.tagName + '.' + (hit.getAttribute('class') || '') : 'nothing'));
+        }
+      }
+    }
+    for (const t of svg.querySelectorAll('text')) {
+      if (!shown(t)) continue;
+      const size = parseFloat(getComputedStyle(t).fontSize) * scale;
+      if (size < min - 0.01) bad.push('small: ' + t.textContent + ' ' + size.toFixed(2) + ' px');
+    }
+  }
+  return bad;
+})"#;
+
+#[test]
+fn every_label_is_clear_uncovered_and_readable_in_a_real_browser() {
+    let Some(exe) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut browser = cdp::Browser::launch(&exe, &dir.path().join("profile"));
+    browser.attach_page();
+    browser.call("Page.enable", serde_json::json!({}));
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": false}),
+    );
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    for name in scenarios() {
+        for extra in [
+            &[][..],
+            &["--no-fencing"],
+            &["--check", "global"],
+            &["--as", "etcd"],
+        ] {
+            let mut args = vec![name.clone()];
+            args.extend(extra.iter().map(|s| s.to_string()));
+            runs.push(args);
+        }
+    }
+    for extra in [
+        &["gc-pause", "--compare"][..],
+        &["per-key", "--compare"],
+        &["chaos", "--seed", "11"],
+        &["chaos", "--seed", "11", "--compare"],
+        &["gc-pause", "--axis", "0:23", "--until", "12"],
+        &["heartbeat", "--hide-idle"],
+    ] {
+        runs.push(extra.iter().map(|s| s.to_string()).collect());
+    }
+    let shots = shots_dir();
+    for args in &runs {
+        let mut full = vec!["run"];
+        full.extend(args.iter().map(String::as_str));
+        full.extend(["--format", "svg"]);
+        let name = args.join("_").replace("--", "");
+        let path = dir.path().join(format!("{name}.svg"));
+        std::fs::write(&path, lab(&full)).unwrap();
+        load(&mut browser, &format!("file://{}", path.display()));
+        let bad = browser.eval(&format!("{LABELS_CLEAR}(11)"));
+        if bad != serde_json::json!([]) {
+            browser.screenshot(&shots.join(format!("{name}.png")), false);
+        }
+        assert_eq!(bad, serde_json::json!([]), "{full:?}");
+    }
+    assert!(runs.len() > 40);
+}
+
+#[test]
+fn slides_share_their_axis_and_leave_idle_actors_out() {
+    let early = lab(&[
+        "run", "gc-pause", "--format", "svg", "--axis", "0:23", "--until", "9",
+    ]);
+    let late = lab(&["run", "gc-pause", "--format", "svg", "--axis", "0:23"]);
+    let axis = |svg: &str| -> (Vec<String>, Vec<String>) {
+        let doc = roxmltree::Document::parse(svg).unwrap();
+        let root = doc.root_element();
+        let attrs = ["data-from", "data-until", "data-x0", "data-x1"]
+            .map(|a| root.attribute(a).unwrap().to_owned())
+            .to_vec();
+        // The grid: a line up from each tick.
+        let ticks = doc
+            .descendants()
+            .filter(|n| n.attribute("stroke") == Some("#e4e7ec"))
+            .map(|n| n.attribute("x1").unwrap().to_owned())
+            .collect();
+        (attrs, ticks)
+    };
+    assert_eq!(
+        axis(&early),
+        axis(&late),
+        "the same axis, whatever --until says"
+    );
+    assert_eq!(axis(&early).0[..2], ["0".to_owned(), "23000".to_owned()]);
+    let doc = roxmltree::Document::parse(&early).unwrap();
+    assert!(texts(&doc)
+        .iter()
+        .any(|t| t.contains("Played to 9.0 s, on an axis of 0.0 to 23.0 s (--axis)")));
+    let (drawn, _, _) = svg_events(&early);
+    assert!(drawn.keys().all(|(_, t)| t.parse::<f64>().unwrap() <= 9.0));
+
+    // heartbeat: client-3 never acts; --hide-idle leaves it out, and only it.
+    let all = lab(&["run", "heartbeat", "--format", "svg"]);
+    let busy = lab(&["run", "heartbeat", "--format", "svg", "--hide-idle"]);
+    let names = |svg: &str| -> Vec<String> {
+        let doc = roxmltree::Document::parse(svg).unwrap();
+        texts(&doc)
+            .into_iter()
+            .filter(|t| {
+                [
+                    "lock service",
+                    "client-1",
+                    "client-2",
+                    "client-3",
+                    "storage",
+                ]
+                .contains(&t.as_str())
+            })
+            .collect()
+    };
+    assert_eq!(
+        names(&all),
+        [
+            "lock service",
+            "client-1",
+            "client-2",
+            "client-3",
+            "storage"
+        ]
+    );
+    assert_eq!(
+        names(&busy),
+        ["lock service", "client-1", "client-2", "storage"]
+    );
+    assert_eq!(
+        svg_events(&all).0,
+        svg_events(&busy).0,
+        "every event still drawn"
+    );
+}
+
+/// The viewport's rectangles of the controls, the current step's diagram and its first
+/// caption, and whether each lies in view.
+const IN_VIEW: &str = r#"(() => {
+  const inside = el => { if (!el) return false; const r = el.getBoundingClientRect();
+    return r.top >= -1 && r.bottom <= innerHeight + 1 && r.left >= -1 && r.right <= innerWidth + 1; };
+  const cur = document.querySelector('.run:not([hidden]) .step.current');
+  const svg = cur.querySelector('.slot svg');
+  const caption = [...cur.querySelectorAll('.caption')].find(c => c.getClientRects().length);
+  const top = caption && caption.getBoundingClientRect().top;
+  return [inside(document.querySelector('.controls')), inside(svg),
+          !!caption && top >= 0 && top < innerHeight - 20, cur.dataset.when];
+})()"#;
+
+#[test]
+fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
+    let Some(exe) = chromium() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -559,15 +813,34 @@ fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
     assert!(place.starts_with("Step 1 of "), "{place}");
     browser.screenshot(&shots.join("desktop-start.png"), false);
 
+    // The controls, the diagram and the caption on screen together at every step.
+    let together = |browser: &mut cdp::Browser| {
+        let v = browser.eval(IN_VIEW);
+        assert_eq!(
+            [&v[0], &v[1], &v[2]],
+            [true, true, true],
+            "controls, diagram, caption in view at {}",
+            v[3]
+        );
+    };
+    together(&mut browser);
+
     // Next, click by click, to the question; its answer stays hidden.
     let mut clicks = 0;
     while current(&mut browser).0 != "question" {
         browser.click("#next");
+        together(&mut browser);
         clicks += 1;
         assert!(clicks < 30, "never reached the question");
     }
     let text = visible(&mut browser);
     assert!(text.contains("Will the storage accept client 1's write with token 1?"));
+    // The question dated as the transcript dates it: at the write's own moment.
+    assert!(
+        text.contains("16.5 s · a question before the write"),
+        "{text}"
+    );
+    assert!(!text.contains("16.0 s · a question"));
     assert!(
         !text.contains("REJECTED"),
         "the answer shows before the reader answers: {}",
@@ -578,20 +851,25 @@ fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
     );
     assert_eq!(shown, 1, "one step at a time");
     browser.screenshot(&shots.join("desktop-question.png"), false);
-    browser.eval("document.querySelector('.run:not([hidden]) .diagram').scrollIntoView()");
-    browser.screenshot(&shots.join("desktop-question-diagram.png"), false);
-    browser.eval("window.scrollTo(0, 0)");
 
-    // Answer: rejected. The reveal says so, with the storage's reason.
+    // Answer: rejected. The reveal says so, with the storage's reason, and the diagram shows
+    // its whole verdict, nothing over it.
     browser.click(".run:not([hidden]) .step.current [data-say=rejected]");
     let (kind, _) = current(&mut browser);
     assert_eq!(kind, "reveal");
+    together(&mut browser);
     let text = visible(&mut browser);
     assert!(
         text.contains("You said rejected. Right: REJECTED, token 1 < 2, the highest token 'file' has accepted."),
         "{text}"
     );
     assert!(!text.contains("You said accepted"));
+    assert!(
+        text.contains("REJECTED t1 < t2"),
+        "the verdict's label shows: {text}"
+    );
+    let clear = browser.eval(&format!("{LABELS_CLEAR}(9)"));
+    assert_eq!(clear, serde_json::json!([]), "the reveal's diagram");
     browser.screenshot(&shots.join("desktop-reveal.png"), false);
 
     // Fencing off: the same moment of the other history asks again; the answer corrupts.
@@ -612,6 +890,12 @@ fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
         "{text}"
     );
     assert!(text.contains("CORRUPTED DATA!"), "{text}");
+    let clear = browser.eval(&format!("{LABELS_CLEAR}(9)"));
+    assert_eq!(
+        clear,
+        serde_json::json!([]),
+        "the unfenced reveal's diagram"
+    );
     browser.screenshot(&shots.join("desktop-unfenced-reveal.png"), false);
 
     // The arrow keys step forward and back.
@@ -623,6 +907,7 @@ fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
     assert_eq!(current(&mut browser).1, before);
     for _ in 0..40 {
         browser.key("ArrowRight", "ArrowRight", 39);
+        together(&mut browser);
     }
     let (kind, _) = current(&mut browser);
     assert_eq!(kind, "end");
@@ -630,6 +915,14 @@ fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
         browser.eval("document.getElementById('next').disabled"),
         true
     );
+    // The last step sums the run up.
+    let text = visible(&mut browser);
+    assert!(text.contains("The run summed up"), "{text}");
+    assert!(
+        text.contains("The run, to 23.0 s: 3 grants, 3 writes accepted, 0 rejected, 1 corruption."),
+        "{text}"
+    );
+    browser.screenshot(&shots.join("desktop-end.png"), false);
 
     // Every text of the diagram inside its view box, by the browser's own measure.
     let outside = browser.eval(
@@ -644,12 +937,12 @@ fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
     let asked = requests(&mut browser, &url);
     assert!(asked.is_empty(), "the page asked for: {asked:?}");
 
-    // Phone width: the page does not scroll sideways, and works the same.
+    // Phone width: the page does not scroll sideways, every text is 9 px or more, and the
+    // diagram scrolls inside its box to the moment.
     let phone =
         serde_json::json!({"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": true});
     browser.call("Emulation.setDeviceMetricsOverride", phone);
     load(&mut browser, &url);
-    // Neither scrolled sideways nor zoomed out to fit something wider than the phone.
     let overflow =
         browser.eval("Math.max(document.documentElement.scrollWidth, window.innerWidth) - 390");
     assert!(
@@ -661,10 +954,22 @@ fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
         browser.click("#next");
     }
     browser.click(".run:not([hidden]) .step.current [data-say=accepted]");
+    // (Before `visible`, which hides the diagrams a moment and so resets their scrolling.)
+    let at_moment = browser.eval(
+        "(() => { const f = document.querySelector('.run:not([hidden]) .step.current .diagram'); \
+         const c = f.querySelector('line.cursor').getBoundingClientRect(), r = f.getBoundingClientRect(); \
+         return f.scrollLeft > 0 && c.left >= r.left && c.right <= r.right; })()",
+    );
+    assert_eq!(
+        at_moment, true,
+        "the phone's diagram scrolled to the moment"
+    );
     assert!(visible(&mut browser).contains("You said accepted. Not quite: REJECTED"));
-    browser.eval("window.scrollTo(0, 0)");
+    let small = browser.eval(PAGE_TEXT_BELOW);
+    assert_eq!(small, serde_json::json!([]), "texts under 9 px at 390 px");
+    browser
+        .eval("document.querySelector('.run:not([hidden]) .step.current .slot').scrollIntoView()");
     browser.screenshot(&shots.join("phone-reveal.png"), false);
-    // Neither scrolled sideways nor zoomed out to fit something wider than the phone.
     let overflow =
         browser.eval("Math.max(document.documentElement.scrollWidth, window.innerWidth) - 390");
     assert!(
@@ -672,29 +977,48 @@ fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
         "sideways scroll at 390 px: {overflow}"
     );
 
-    // Without JavaScript: every step, in order, each answer folded away.
+    // Without JavaScript: the steps up to the question, in order; nothing after it gives the
+    // answer away until the reader opens the fold; then every step, in order.
     browser.call("Emulation.setDeviceMetricsOverride", desktop);
     browser.call(
         "Emulation.setScriptExecutionDisabled",
         serde_json::json!({"value": true}),
     );
     load(&mut browser, &url);
+    assert_eq!(browser.eval("document.documentElement.className"), "nojs");
+    let folded = visible(&mut browser);
+    // (A write accepted before the question may say so: the answer is the asked write's.)
+    for answer in ["REJECTED", "CORRUPTED", "The answer", "You said"] {
+        let at = folded.find(answer).unwrap_or(0);
+        let from = (0..=at.saturating_sub(300))
+            .rev()
+            .find(|&i| folded.is_char_boundary(i))
+            .unwrap_or(0);
+        assert!(
+            !folded.contains(answer),
+            "'{answer}' shows before the fold is opened: {}",
+            &folded[from..]
+        );
+    }
+    assert!(folded.contains("Will the storage accept client 1's write"));
+    assert!(folded.contains("Show the answer and the rest of the lesson"));
+    browser.screenshot(&shots.join("desktop-no-javascript.png"), false);
+    browser.eval("document.querySelectorAll('details').forEach(d => d.open = true)");
     let shown = browser.eval(
         "(() => { const s = [...document.querySelectorAll('.step')]; \
-         return [s.length, s.filter(e => e.offsetParent !== null).length, document.documentElement.className, \
-         [...document.querySelectorAll('details')].every(d => !d.open)]; })()",
+         return [s.length, s.filter(e => e.offsetParent !== null).length]; })()",
     );
     assert_eq!(
         shown[0], shown[1],
-        "every step visible without JavaScript: {shown}"
+        "every step once the folds are open: {shown}"
     );
-    assert_eq!(shown[2], "nojs");
-    assert_eq!(shown[3], true, "answers folded");
     let text = visible(&mut browser);
     let order: Vec<usize> = [
         "Client 1 takes the lock",
         "Will the storage accept client 1's write",
+        "Skipped. The answer: REJECTED",
         "Client 1 releases. With fencing on",
+        "The run summed up",
         "The same lesson with fencing OFF",
         "Without fencing, client 2's write was lost",
     ]
@@ -705,7 +1029,6 @@ fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
     })
     .collect();
     assert!(order.windows(2).all(|w| w[0] < w[1]), "in order: {order:?}");
-    browser.screenshot(&shots.join("desktop-no-javascript.png"), false);
     browser.call(
         "Emulation.setScriptExecutionDisabled",
         serde_json::json!({"value": false}),
@@ -725,3 +1048,18 @@ fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
     );
     eprintln!("browser screenshots in {}", shots.display());
 }
+
+/// Every text a reader sees (of the page and of its diagrams, at the size drawn) under 9 px.
+const PAGE_TEXT_BELOW: &str = r#"(() => {
+  const small = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (!el.getClientRects().length || !el.checkVisibility()) continue;
+    const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own) continue;
+    let size = parseFloat(getComputedStyle(el).fontSize);
+    const svg = el.closest('svg');
+    if (svg) size *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    if (size < 9 - 0.01) small.push(el.tagName + ' ' + el.textContent.slice(0, 30) + ' ' + size.toFixed(2));
+  }
+  return small;
+})()"#;

@@ -81,6 +81,13 @@ pub enum Command {
         /// svg: the run with fencing on above the same run with fencing off.
         #[arg(long, conflicts_with = "no_fencing")]
         compare: bool,
+        /// svg: draw the time axis from FROM to TO seconds whatever --until says, so diagrams of
+        /// one run played to different moments line up as slides.
+        #[arg(long, value_name = "FROM:TO", value_parser = parse_axis, conflicts_with = "from")]
+        axis: Option<(Ms, Ms)>,
+        /// svg: leave out the clients (and the storage) with nothing in the diagram.
+        #[arg(long)]
+        hide_idle: bool,
         /// svg: the picture in pixels (default 1280x720, a 16:9 slide); cast: the terminal in
         /// columns x rows (default 80x24).
         #[arg(long, value_name = "WxH", value_parser = parse_picture_size)]
@@ -507,6 +514,19 @@ fn parse_duration(text: &str) -> Result<Ms, String> {
         return Err(format!("must be at least 0.001 seconds, got {text}"));
     }
     Ok(to_ms(seconds))
+}
+
+fn parse_axis(text: &str) -> Result<(Ms, Ms), String> {
+    let (from, to) = text
+        .split_once(':')
+        .ok_or_else(|| format!("'{text}' is not an axis like 0:23 (from and to, in seconds)"))?;
+    let (from, to) = (parse_time(from)?, parse_time(to)?);
+    if from >= to {
+        return Err(format!(
+            "the axis {text} ends before it begins: FROM must be less than TO"
+        ));
+    }
+    Ok((from, to))
 }
 
 fn parse_picture_size(text: &str) -> Result<(u32, u32), String> {

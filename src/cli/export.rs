@@ -19,6 +19,8 @@ pub struct PictureArgs {
     pub until: Option<Ms>,
     pub from: Option<Ms>,
     pub compare: bool,
+    pub axis: Option<(Ms, Ms)>,
+    pub hide_idle: bool,
     pub size: Option<(u32, u32)>,
 }
 
@@ -31,7 +33,12 @@ pub fn check_options(args: &PictureArgs, world: &WorldArgs) -> Result<(), Failur
         Format::Svg => "svg",
         Format::Cast => "cast",
     };
-    let svg_only = [("--from", args.from.is_some()), ("--compare", args.compare)];
+    let svg_only = [
+        ("--from", args.from.is_some()),
+        ("--compare", args.compare),
+        ("--axis", args.axis.is_some()),
+        ("--hide-idle", args.hide_idle),
+    ];
     if args.format != Format::Svg {
         if let Some((flag, _)) = svg_only.iter().find(|(_, given)| *given) {
             return Err(Failure::usage(format!(
@@ -86,15 +93,29 @@ fn draw_svg(
             fmt_seconds(until)
         )));
     }
+    if let Some((from, _)) = args.axis.filter(|&(from, _)| from >= until) {
+        return Err(Failure::usage(format!(
+            "--axis begins at {} s, not before the run's end at {} s, so the diagram would show nothing",
+            fmt_seconds(from),
+            fmt_seconds(until)
+        )));
+    }
+    let options = svg::Options {
+        hide_idle: args.hide_idle,
+    };
+    let window = |runs: &[&Session]| match args.axis {
+        Some((from, to)) => svg::Window::fixed(from, to),
+        None => svg::Window::choose(runs, args.from, until),
+    };
     let picture = if args.compare {
         let fenced = Session::played_to(setup.clone().fencing(true), until);
         let unfenced = Session::played_to(setup.fencing(false), until);
-        let window = svg::Window::choose(&[&fenced, &unfenced], args.from, until);
-        svg::compare(&fenced, &unfenced, size, window, "")
+        let window = window(&[&fenced, &unfenced]);
+        svg::compare_with(&fenced, &unfenced, size, window, "", options)
     } else {
         let session = Session::played_to(setup, until);
-        let window = svg::Window::choose(&[&session], args.from, until);
-        svg::diagram(&session, size, window, "")
+        let window = window(&[&session]);
+        svg::diagram_with(&session, size, window, "", options)
     };
     out.write_all(picture.as_bytes())?;
     lab::fault_of(&fault)

@@ -256,6 +256,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             until,
             from,
             compare,
+            axis,
+            hide_idle,
             size,
         }) => {
             let pictures = export::PictureArgs {
@@ -263,6 +265,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 until,
                 from,
                 compare,
+                axis,
+                hide_idle,
                 size,
             };
             if format != Format::Json {

@@ -10,20 +10,14 @@ pub use crate::pictures::{settings_line, settings_without_seed};
 use crate::sim::event::judge_name;
 use crate::sim::lesson::{Lesson, RunView};
 use crate::sim::story::{tell, Line};
-use crate::sim::text::{counted, printable};
+use crate::sim::text::printable;
 use crate::sim::time::{fmt_seconds, seconds};
 use crate::sim::{Event, EventKind, Keep, Ms, Session, Setup, Stats, Vocab, World};
 use crate::tui::{self, Theme};
 
 /// "3 grants, 2 writes accepted, 1 rejected, 0 corruptions"
 pub fn counts(s: &Stats) -> String {
-    format!(
-        "{}, {} accepted, {} rejected, {}",
-        counted(s.grants, "grant", "grants"),
-        counted(s.writes_accepted, "write", "writes"),
-        crate::sim::text::thousands(s.writes_rejected),
-        counted(s.corruptions, "corruption", "corruptions"),
-    )
+    s.words()
 }
 
 /// The `summary` line (see `docs/events.md`); `stale_writes_accepted` and `corruptions` are the

@@ -447,6 +447,14 @@ impl EventKind {
             _ => None,
         }
     }
+
+    /// For a write: refused although its writer's lease was live when it sent it and its token
+    /// is not below the key's highest: an honest write a check stricter than the seed's kept
+    /// out. (A write the network held past its lease, refused as stale, is not one.)
+    pub fn honest_refusal(&self) -> bool {
+        matches!(self, EventKind::Write { verdict, lease_live: true, .. }
+            if !verdict.accepted && !verdict.is_stale())
+    }
 }
 
 /// The name of the rule that judged a write, as JSON says it.
@@ -584,6 +592,30 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The write of `name` at `t` ms, played with `check`.
+    fn write_at(name: &str, check: crate::FenceCheck, t: u64) -> EventKind {
+        use crate::sim::{Scenario, Session, Setup};
+        let scenario = std::sync::Arc::new(Scenario::built_in(name).expect("built in"));
+        let end = scenario.end;
+        let session = Session::played_to(Setup::new(scenario).check(check), end);
+        let write = session
+            .world()
+            .events()
+            .iter()
+            .find(|e| e.t == t && matches!(e.kind, EventKind::Write { .. }));
+        write.expect("a write then").kind.clone()
+    }
+
+    #[test]
+    fn an_honest_refusal_is_a_live_leases_write_a_stricter_check_kept_out_not_a_stale_one() {
+        use crate::FenceCheck;
+        // two-locks, global: client 1's orders-lock is live, its token the key's highest.
+        assert!(write_at("two-locks", FenceCheck::Global, 4_000).honest_refusal());
+        assert!(!write_at("two-locks", FenceCheck::PerKey, 4_000).honest_refusal());
+        // network-delay: sent while live, it arrives stale and the seed's check refuses it.
+        assert!(!write_at("network-delay", FenceCheck::PerKey, 14_000).honest_refusal());
+    }
 
     #[test]
     fn an_event_concerns_its_client_and_a_refused_acquires_holder() {

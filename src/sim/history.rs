@@ -177,6 +177,11 @@ impl History {
         &self.lock_lanes[index]
     }
 
+    /// How many locks it has a lane for.
+    pub fn lock_count(&self) -> usize {
+        self.lock_lanes.len()
+    }
+
     /// What became of beat `index` by the end of the history.
     pub fn fate(&self, index: usize) -> Fate {
         self.fates.get(index).copied().unwrap_or(Fate::Pending)

@@ -64,6 +64,7 @@ pub use input::{Input, InputKind};
 pub use lesson::{
     belief_and_truth, BeliefTruth, Believes, Caption, Lesson, RunView, Source, Tone, Truth,
 };
+pub use phrase::{labels, Labels};
 pub use scenario::{
     Beat, BeatAction, Captions, ChaosParams, ClientAction, Question, Scenario, ScenarioError,
     Variant, CLIENT_COUNT,

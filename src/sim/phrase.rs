@@ -536,6 +536,10 @@ pub struct Labels {
 /// The diagram's labels of an event.
 pub fn labels(event: &Event, vocab: &Vocab) -> Labels {
     let mut labels = plain_labels(event, vocab);
+    // A system with no token gives the storage nothing to keep a highest of.
+    if vocab.system.is_some_and(|s| !s.has_token) {
+        labels.highest.clear();
+    }
     for list in [&mut labels.main, &mut labels.verdict, &mut labels.highest] {
         for text in list.iter_mut() {
             *text = vocab.say(text);
@@ -550,6 +554,15 @@ fn plain_labels(event: &Event, vocab: &Vocab) -> Labels {
         ..Labels::default()
     };
     match &event.kind {
+        // Where the system's word is "grant" itself, "grant 2", not "grant, grant 2".
+        EventKind::Grant { lock, token, .. } if vocab.token == "grant" => {
+            let mut forms = Vec::new();
+            if vocab.locks.len() > 1 {
+                forms.push(format!("{}: grant {token}", vocab.lock(*lock)));
+            }
+            forms.extend([format!("grant {token}"), format!("t{token}")]);
+            main(&forms)
+        }
         EventKind::Grant { lock, token, .. } => {
             let mut forms = Vec::new();
             // With several locks, which one was granted matters.
@@ -558,6 +571,7 @@ fn plain_labels(event: &Event, vocab: &Vocab) -> Labels {
             }
             forms.extend([
                 format!("grant, token {token}"),
+                format!("grant t{token}"),
                 format!("token {token}"),
                 format!("t{token}"),
             ]);
@@ -584,9 +598,20 @@ fn plain_labels(event: &Event, vocab: &Vocab) -> Labels {
             main(&[format!("token {token} expires"), format!("t{token} ends")])
         }
         EventKind::Differs { rule, .. } => main(&[format!("≠ {rule}"), "≠".into()]),
-        EventKind::ClockJump { by, .. } => {
-            main(&[format!("clock jumps {} s", fmt_signed(*by)), "clock".into()])
-        }
+        // The service keeps the highest time it has read, so a step back changes nothing.
+        EventKind::ClockJump { by, .. } if *by < 0 => main(&[
+            format!(
+                "clock steps back {} s: the service refuses to go back",
+                fmt_signed(-*by)
+            ),
+            format!("clock back {} s: refused", fmt_signed(-*by)),
+            "clock: not back".into(),
+        ]),
+        EventKind::ClockJump { by, .. } => main(&[
+            format!("clock jumps ahead {} s", fmt_signed(*by)),
+            format!("clock +{} s", fmt_signed(*by)),
+            "clock".into(),
+        ]),
         EventKind::Pause { .. } | EventKind::Crash { .. } => Labels::default(),
         EventKind::Resume { .. } => main(&["wakes".into()]),
         EventKind::Restart { .. } => main(&["restarts".into()]),
@@ -601,6 +626,15 @@ fn plain_labels(event: &Event, vocab: &Vocab) -> Labels {
             ],
             verdict: match verdict.outcome() {
                 Outcome::Accepted => vec!["accepted".into()],
+                // A check stricter than the seed's refused a write sent inside a live lease.
+                Outcome::Rejected if event.kind.honest_refusal() => vec![
+                    format!(
+                        "REJECTED though its lease was live: {}",
+                        verdict.comparison()
+                    ),
+                    format!("REJECTED, lease live: {}", verdict.comparison()),
+                    "REJECTED, lease live".into(),
+                ],
                 Outcome::Rejected => vec![
                     format!("REJECTED {}", verdict.comparison()),
                     "REJECTED".into(),

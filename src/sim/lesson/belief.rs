@@ -2,6 +2,7 @@
 
 use crate::sim::client::Client;
 use crate::sim::event::{ClientId, LockId};
+use crate::sim::history::{History, LaneState};
 use crate::sim::time::Ms;
 use crate::sim::world::World;
 
@@ -106,4 +107,182 @@ fn lease_end(world: &World, lock: LockId, client: ClientId, token: u64) -> Optio
         .iter()
         .rposition(|s| s.holder == Some((client, token)))?;
     spans.get(i + 1).map(|s| s.start)
+}
+
+/// Whether a lease a client believes in is the live one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Held {
+    /// The lock service agrees: it is the live lease.
+    Live,
+    /// The client still counts time on it, but the lock service has ended it: the dangerous
+    /// stretch (the UI's lane draws it `/`).
+    Gone,
+}
+
+/// A stretch of what a client believes it holds, from `start` until the next stretch starts:
+/// the token and whether the lease is live, or nothing (it holds nothing, it is down, or its
+/// own clock told it the lease ran out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BeliefSpan {
+    pub start: Ms,
+    pub belief: Option<(u64, Held)>,
+}
+
+/// What `client` believed it held over the run, beside the truth, read from the history's lanes
+/// (the UI's lane is the same record): `Live` where the lane says it holds the lease, `Gone`
+/// where it says stale. A frozen client believes what it believed when it froze (its clock
+/// stands still), so a pause is `Live` while the lock's lane still names its lease and `Gone`
+/// after; a client whose own clock said the lease ran out believes nothing.
+pub fn belief_lane(history: &History, client: ClientId) -> Vec<BeliefSpan> {
+    let spans = history.lane(client.index());
+    let mut out: Vec<BeliefSpan> = Vec::new();
+    let mut push = |start: Ms, belief: Option<(u64, Held)>| match out.last_mut() {
+        Some(last) if last.belief == belief => {}
+        Some(last) if last.start == start => last.belief = belief,
+        _ => out.push(BeliefSpan { start, belief }),
+    };
+    let mut counting = false;
+    for (k, span) in spans.iter().enumerate() {
+        let stop = spans.get(k + 1).map(|s| s.start);
+        match (span.state, span.token) {
+            (LaneState::Holding, Some(token)) => push(span.start, Some((token, Held::Live))),
+            (LaneState::Stale, Some(token)) => push(span.start, Some((token, Held::Gone))),
+            (LaneState::Paused, Some(token)) if counting || first_of(spans, k, token) => {
+                for (start, live) in liveness(history, client, token, span.start, stop) {
+                    let held = if live { Held::Live } else { Held::Gone };
+                    push(start, Some((token, held)));
+                }
+            }
+            _ => push(span.start, None),
+        }
+        counting = match span.state {
+            LaneState::Holding | LaneState::Stale => true,
+            LaneState::Paused => counting || span.token.is_some_and(|t| first_of(spans, k, t)),
+            _ => false,
+        };
+    }
+    out
+}
+
+/// Whether span `k` is the first of the lane to name `token` (a grant the client froze on).
+fn first_of(spans: &[crate::sim::history::Span], k: usize, token: u64) -> bool {
+    k == 0 || spans[k - 1].token != Some(token)
+}
+
+/// From `start` until `stop`, whether the lock service's lanes name `client`'s lease with
+/// `token` as live, as (from, live) stretches.
+fn liveness(
+    history: &History,
+    client: ClientId,
+    token: u64,
+    start: Ms,
+    stop: Option<Ms>,
+) -> Vec<(Ms, bool)> {
+    let locks = history.lock_count();
+    let live_at = |t: Ms| {
+        (0..locks).any(|lock| {
+            let lane = history.lock_lane(lock);
+            let i = lane.partition_point(|s| s.start <= t);
+            i.checked_sub(1)
+                .is_some_and(|i| lane[i].holder == Some((client, token)))
+        })
+    };
+    let mut cuts: Vec<Ms> = (0..locks)
+        .flat_map(|lock| history.lock_lane(lock).iter().map(|s| s.start))
+        .filter(|&t| t > start && stop.is_none_or(|stop| t < stop))
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    std::iter::once(start)
+        .chain(cuts)
+        .map(|t| (t, live_at(t)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::sim::{Input, InputKind, Scenario, Session, Setup};
+
+    fn played(name: &str, inputs: &[Input]) -> Session {
+        let scenario = Arc::new(Scenario::built_in(name).expect("built in"));
+        let end = scenario.end;
+        let mut session = Session::new(Setup::new(scenario));
+        for input in inputs {
+            session.seek(input.at);
+            session.inject(input.kind);
+        }
+        session.seek(end);
+        session
+    }
+
+    fn at(lane: &[BeliefSpan], t: Ms) -> Option<(u64, Held)> {
+        let i = lane.partition_point(|s| s.start <= t);
+        i.checked_sub(1).and_then(|i| lane[i].belief)
+    }
+
+    #[test]
+    fn a_frozen_client_believes_its_lease_live_until_the_service_ends_it_then_gone() {
+        let session = played("gc-pause", &[]);
+        let lane = belief_lane(session.world().history(), ClientId::ALL[0]);
+        assert_eq!(
+            at(&lane, 5_000),
+            Some((1, Held::Live)),
+            "frozen, still live"
+        );
+        assert_eq!(
+            at(&lane, 12_000),
+            Some((1, Held::Gone)),
+            "frozen, lease ended"
+        );
+        assert_eq!(
+            at(&lane, 16_200),
+            Some((1, Held::Gone)),
+            "awake, still believes"
+        );
+    }
+
+    #[test]
+    fn a_client_whose_own_clock_ran_out_believes_nothing_as_the_uis_lane_says() {
+        // network-delay: client 1's lease runs out at 10 s by its own clock too.
+        let session = played("network-delay", &[]);
+        let history = session.world().history();
+        let lane = belief_lane(history, ClientId::ALL[0]);
+        assert_eq!(at(&lane, 5_000), Some((1, Held::Live)));
+        assert_eq!(at(&lane, 12_000), None, "it knows t1 ran out");
+        // Wherever the UI's lane says holding or stale, the belief lane says live or gone.
+        for client in ClientId::ALL {
+            let lane = belief_lane(history, client);
+            for span in history.lane(client.index()) {
+                let expected = match span.state {
+                    LaneState::Holding => span.token.map(|t| (t, Held::Live)),
+                    LaneState::Stale => span.token.map(|t| (t, Held::Gone)),
+                    LaneState::Paused => continue,
+                    _ => None,
+                };
+                assert_eq!(
+                    at(&lane, span.start),
+                    expected,
+                    "{client} at {}",
+                    span.start
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_client_that_froze_after_its_clock_ran_out_believes_nothing_while_frozen() {
+        // Client 1's lease runs out at 10 s by its own clock; freeze it at 12 s.
+        let pause = Input {
+            at: 12_000,
+            kind: InputKind::Pause {
+                client: ClientId::ALL[0],
+            },
+        };
+        let session = played("network-delay", &[pause]);
+        let lane = belief_lane(session.world().history(), ClientId::ALL[0]);
+        assert_eq!(at(&lane, 12_500), None);
+    }
 }

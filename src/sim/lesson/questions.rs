@@ -5,7 +5,7 @@ use super::premise::first_write_at;
 use super::run_view::RunView;
 use super::{Caption, Lesson, Source, Tone};
 use crate::sim::client::Client;
-use crate::sim::event::EventKind;
+use crate::sim::event::{Event, EventKind};
 use crate::sim::phrase::write_reason;
 use crate::sim::scenario::{BeatAction, ClientAction, Variant};
 use crate::sim::time::Ms;
@@ -116,6 +116,17 @@ impl Lesson {
         };
         answer.text = said + &answer.text;
         answer
+    }
+
+    /// The writes this run's questions ask about: for each beat that asks, the write it judges,
+    /// if the run has one.
+    pub fn asked_writes<'a>(&self, run: RunView<'a>) -> Vec<&'a Event> {
+        run.scenario()
+            .beats
+            .iter()
+            .filter(|beat| beat.ask.is_some())
+            .filter_map(|beat| first_write_at(run.events(), beat))
+            .collect()
     }
 
     /// Whether beat `index`'s question has a write to judge in this run.

@@ -1,5 +1,6 @@
 //! The counts a run's summary gives.
 
+use crate::sim::text::counted;
 use crate::{Outcome, Verdict};
 
 /// Counts for the run's summary.
@@ -32,6 +33,18 @@ impl Stats {
         if verdict.outcome() == Outcome::Corrupted {
             self.corruptions += 1;
         }
+    }
+
+    /// The counts in words, as every summary says them: "3 grants, 2 writes accepted, 1
+    /// rejected, 0 corruptions".
+    pub fn words(&self) -> String {
+        format!(
+            "{}, {} accepted, {} rejected, {}",
+            counted(self.grants, "grant", "grants"),
+            counted(self.writes_accepted, "write", "writes"),
+            crate::sim::text::thousands(self.writes_rejected),
+            counted(self.corruptions, "corruption", "corruptions"),
+        )
     }
 
     /// Adds another run's counts.
