@@ -148,11 +148,6 @@ pub fn export(
     output: &Path,
     until: Option<Ms>,
 ) -> Result<(), Failure> {
-    if world.has_impl() {
-        return Err(Failure::usage(
-            "the page shows the built-in storage with fencing on and off, so export does not take --impl",
-        ));
-    }
     let to_stdout = output == Path::new("-");
     if !to_stdout {
         // Refused before the page is made, which for a long run takes a while.
@@ -163,9 +158,13 @@ pub fn export(
             ))
         })?;
     }
-    let (setup, _) = setup_with_impl(scenario, world)?;
+    let (setup, fault) = setup_with_impl(scenario, world)?;
     let until = until.unwrap_or(setup.scenario.end);
     let page = html::page(&setup, until);
+    // A page handed to a class shows a whole run: on code that stopped answering, none is written.
+    if let Err(Failure::Usage(why)) = lab::fault_of(&fault) {
+        return Err(Failure::usage(format!("{why}; no page was written")));
+    }
     if to_stdout {
         let mut out = io::stdout().lock();
         out.write_all(page.as_bytes())?;

@@ -8,6 +8,7 @@
 //! refused, so a broken program stops the story instead of inventing one.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::judge::{judge, Context, Kind, Profile, Seen};
@@ -47,6 +48,10 @@ pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
             }
         }
     };
+    // Which run last spoke to the program: runs alive at once (a lesson walked while its moments
+    // are found) each get the program back in their own state before they speak.
+    let speaker = Arc::new(AtomicU64::new(0));
+    let runs = Arc::new(AtomicU64::new(0));
     Arc::new(move |scenario: &Scenario, _check: FenceCheck| {
         let language = program
             .lock()
@@ -63,6 +68,9 @@ pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
             granted: BTreeMap::new(),
             now: 0.0,
             lease_seconds: scenario.lease_seconds,
+            run: runs.fetch_add(1, Ordering::Relaxed) + 1,
+            speaker: Arc::clone(&speaker),
+            said: Vec::new(),
         })));
         link.call(&Request::New {
             lease_seconds: Some(scenario.lease_seconds),
@@ -100,6 +108,13 @@ struct Shadow {
     granted: BTreeMap<String, (u64, f64)>,
     now: f64,
     lease_seconds: f64,
+    /// This run's number among the factory's runs, and the number of the run that last spoke to
+    /// the program.
+    run: u64,
+    speaker: Arc<AtomicU64>,
+    /// Every request this run sent, from its `new`: replayed to the program when another run
+    /// spoke to it in between, so the program is back in this run's state.
+    said: Vec<Request>,
 }
 
 /// One call's answers: the program's reply (`None` once it has failed) and the seed's
@@ -184,6 +199,16 @@ impl Shadow {
             return None;
         }
         let mut program = self.program.lock().unwrap_or_else(|e| e.into_inner());
+        if self.speaker.load(Ordering::Relaxed) != self.run {
+            for earlier in &self.said {
+                if let Err(e) = program.call(earlier) {
+                    *fault = Some(e.sentence);
+                    return None;
+                }
+            }
+            self.speaker.store(self.run, Ordering::Relaxed);
+        }
+        self.said.push(request.clone());
         match program.call(request) {
             Ok(Reply::NotImplemented(method)) => {
                 *fault = Some(format!(

@@ -73,9 +73,12 @@ pub fn walk(
     answer: Option<bool>,
     mut visit: impl FnMut(Step, &App),
 ) {
+    // The moments first: finding them plays the run whole, which on a student's program is best
+    // done before the walk's own run begins (runs alive at once make the program replay).
+    let targets = targets(setup, until);
     let mut app = App::new(Session::new(setup.clone()), theme);
     app.set_handout(handout);
-    for target in targets(setup, until) {
+    for target in targets {
         let mut revealed_at = None;
         loop {
             if app.mode() == Mode::Question {

@@ -243,3 +243,49 @@ fn a_wrong_program_is_told_as_it_answered_and_each_difference_noted() {
     assert_eq!(storage.entries()[0].1.value, "y");
     assert_eq!(calls(&program), 1 + EXPERIMENTS.len() as u64 + 12);
 }
+
+/// Two runs alive at once over one program (a lesson's page finds its moments while it walks):
+/// each finds the program in its own state, its calls answered as if it ran alone.
+#[test]
+fn runs_that_overlap_each_find_the_program_in_their_own_state() {
+    if !crate::lab::testing::python3() {
+        return;
+    }
+    let (program, _dir) = python();
+    let make = factory(Arc::clone(&program));
+    let mut first = make(&scenario(), FenceCheck::PerKey);
+    first.locks.set_time(0.0);
+    assert_eq!(
+        first.locks.acquire("file-lock", "client-1"),
+        Some(lease("client-1", 40, 0.0, 8.0))
+    );
+    // Another run starts over in the same program and takes two grants.
+    let mut second = make(&scenario(), FenceCheck::PerKey);
+    second.locks.set_time(0.0);
+    assert_eq!(
+        second.locks.acquire("file-lock", "client-2"),
+        Some(lease("client-2", 40, 0.0, 8.0))
+    );
+    second.locks.set_time(9.0);
+    assert_eq!(
+        second.locks.acquire("file-lock", "client-3"),
+        Some(lease("client-3", 41, 9.0, 17.0))
+    );
+    assert!(second.storage.write("file", "second's", 41).accepted);
+    // The first run again: client 1 still holds its lease, the next grant is 41, and the
+    // second run's write is not in its storage.
+    first.locks.set_time(3.0);
+    assert_eq!(first.locks.holder("file-lock"), ClientId::from_number(1));
+    assert_eq!(first.locks.acquire("file-lock", "client-3"), None);
+    first.locks.set_time(8.0);
+    assert_eq!(
+        first.locks.acquire("file-lock", "client-3"),
+        Some(lease("client-3", 41, 8.0, 16.0))
+    );
+    assert!(first.storage.write("file", "first's", 40).accepted);
+    // And the second run, back again, still has its own highest token for the key.
+    second.locks.set_time(10.0);
+    assert!(!second.storage.write("file", "late", 40).accepted);
+    assert_eq!(differences(&first), []);
+    assert_eq!(differences(&second), []);
+}

@@ -19,6 +19,7 @@ use crate::sim::lesson::{Caption, Lesson, RunView, Source, Tone};
 use crate::sim::phrase::{self, Around};
 use crate::sim::scenario::Beat;
 use crate::sim::story::{tell, Line};
+use crate::sim::text::printable;
 use crate::sim::time::fmt_seconds;
 use crate::sim::{Event, Ms, Session, Setup, Vocab};
 use crate::tui::{render_buffer, Theme};
@@ -54,10 +55,16 @@ struct PageStep {
 /// where `setup` has it.
 pub fn page(setup: &Setup, until: Ms) -> String {
     let scenario = &setup.scenario;
-    let runs = [
-        ("on", setup.clone().fencing(true)),
-        ("off", setup.clone().fencing(false)),
-    ];
+    // On a student's code the storage is theirs, so there is no fencing to switch: one run.
+    let student = setup.implemented_by.is_some();
+    let runs = if student {
+        vec![("on", setup.clone())]
+    } else {
+        vec![
+            ("on", setup.clone().fencing(true)),
+            ("off", setup.clone().fencing(false)),
+        ]
+    };
     let sessions: Vec<Session> = runs
         .iter()
         .map(|(_, s)| Session::played_to(s.clone(), until))
@@ -65,7 +72,11 @@ pub fn page(setup: &Setup, until: Ms) -> String {
     let window = Window::choose(&sessions.iter().collect::<Vec<_>>(), None, until);
     let vocab = Vocab::of(&scenario.locks, setup.system);
     let title = format!("{}: {}", scenario.name, vocab.say_script(&scenario.title));
-    let start = if setup.fencing { "on" } else { "off" };
+    let start = if setup.fencing || student {
+        "on"
+    } else {
+        "off"
+    };
 
     let mut html = String::with_capacity(512 * 1024);
     let _ = write!(
@@ -82,22 +93,23 @@ pub fn page(setup: &Setup, until: Ms) -> String {
             "<button type=\"button\" id=\"back\">← Back</button>",
             "<button type=\"button\" id=\"next\">Next →</button>",
             "<span id=\"where\" aria-live=\"polite\"></span>",
-            "<label class=\"switch\"><input type=\"checkbox\" id=\"fencing\"> ",
-            "<span>Fencing <b id=\"fencing-word\">ON</b></span></label>",
-            "<span class=\"keys\">keys: ← → steps, a accepted, b rejected, f fencing</span>",
+            "{switch}<span class=\"keys\">keys: ← → steps, a accepted, b rejected{f_key}</span>",
             "</nav>\n<main>\n"
         ),
         title = escape(&title),
         css = CSS,
         screen_css = screen::CSS,
         start = start,
-        settings = escape(&vocab.say(&format!(
-            "lease {} s, first token {}; the storage's rule with fencing on: {}. A lesson of \
-             fencing-lab: why a lease lock needs fencing tokens.",
-            fmt_seconds(scenario.lease_ms),
-            setup.first_token(),
-            setup.check.rule()
-        ))),
+        switch = if student {
+            ""
+        } else {
+            concat!(
+                "<label class=\"switch\"><input type=\"checkbox\" id=\"fencing\"> ",
+                "<span>Fencing <b id=\"fencing-word\">ON</b></span></label>"
+            )
+        },
+        f_key = if student { "" } else { ", f fencing" },
+        settings = escape(&vocab.say(&settings(setup))),
     );
     for ((name, run_setup), session) in runs.iter().zip(&sessions) {
         run_section(&mut html, name, run_setup, session, window, until);
@@ -109,17 +121,51 @@ pub fn page(setup: &Setup, until: Ms) -> String {
             "<p>On a machine with Rust (1.88 or later), from a copy of fencing-lab:</p>\n",
             "<pre class=\"commands\">{one}\n{two}</pre>\n",
             "<p>The first command builds the tool and opens its terminal UI; the second runs ",
-            "every test. In the UI, press <kbd>s</kbd> to choose <b>{name}</b>, <kbd>n</kbd> to step ",
-            "through it, <kbd>f</kbd> then <kbd>r</kbd> to replay it without fencing, and ",
-            "<kbd>?</kbd> for every key. On this page: <kbd>←</kbd> <kbd>→</kbd> step, <kbd>a</kbd> ",
-            "accepted, <kbd>b</kbd> rejected, <kbd>f</kbd> fencing.</p>\n</footer>\n<script>{js}</script>\n</body>\n</html>\n"
+            "every test. {in_the_ui} On this page: <kbd>←</kbd> <kbd>→</kbd> step, <kbd>a</kbd> ",
+            "accepted, <kbd>b</kbd> rejected{f_kbd}.</p>\n</footer>\n<script>{js}</script>\n</body>\n</html>\n"
         ),
         one = escape(RUN_IT_YOURSELF[0]),
         two = escape(RUN_IT_YOURSELF[1]),
-        name = escape(&scenario.name),
+        in_the_ui = in_the_ui(setup),
+        f_kbd = if student { "" } else { ", <kbd>f</kbd> fencing" },
         js = SCRIPT,
     );
     html
+}
+
+/// The line under the title: the lease, the first token and who judges the writes.
+fn settings(setup: &Setup) -> String {
+    let scenario = &setup.scenario;
+    let judged = match &setup.implemented_by {
+        Some(who) => format!(
+            "every write judged by your FencedStorage ({})",
+            printable(who)
+        ),
+        None => format!("the storage's rule with fencing on: {}", setup.check.rule()),
+    };
+    format!(
+        "lease {} s, first token {}; {judged}. A lesson of fencing-lab: why a lease lock needs \
+         fencing tokens.",
+        fmt_seconds(scenario.lease_ms),
+        setup.first_token(),
+    )
+}
+
+/// How to see the same lesson in the terminal UI, as the footer says it (HTML).
+fn in_the_ui(setup: &Setup) -> String {
+    let name = escape(&setup.scenario.name);
+    if setup.implemented_by.is_some() {
+        return format!(
+            "To watch your code in the terminal UI, give the same <code>--impl</code> to \
+             <code>fencing-lab tui {name}</code>; <kbd>n</kbd> steps through it and <kbd>?</kbd> \
+             shows every key."
+        );
+    }
+    format!(
+        "In the UI, press <kbd>s</kbd> to choose <b>{name}</b>, <kbd>n</kbd> to step through it, \
+         <kbd>f</kbd> then <kbd>r</kbd> to replay it without fencing, and <kbd>?</kbd> for every \
+         key."
+    )
 }
 
 /// The size the page draws its diagrams at: a little under a slide's, so that beside the
@@ -143,7 +189,12 @@ fn run_section(
 ) {
     let lesson = Lesson::of(session);
     let vocab = lesson.vocab();
-    let heading = if setup.fencing {
+    let heading = if let Some(who) = &setup.implemented_by {
+        format!(
+            "On your code: every write judged by your FencedStorage ({})",
+            printable(who)
+        )
+    } else if setup.fencing {
         format!("Fencing ON: {}", setup.check.rule())
     } else {
         "The same lesson with fencing OFF: the storage checks nothing".to_owned()

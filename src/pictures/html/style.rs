@@ -155,7 +155,7 @@ pub(super) const SCRIPT: &str = r##"
   }
   function show() {
     runs.on.hidden = fencing !== "on";
-    runs.off.hidden = fencing !== "off";
+    if (runs.off) runs.off.hidden = fencing !== "off";
     var list = steps(fencing), st = state[fencing], cur = list[st.i];
     list.forEach(function (el, j) { el.classList.toggle("current", j === st.i); });
     var kind = cur.getAttribute("data-kind");
@@ -171,8 +171,11 @@ pub(super) const SCRIPT: &str = r##"
     next.disabled = st.i === list.length - 1;
     next.textContent = kind === "question" ? "Skip the question →" : "Next →";
     where.textContent = "Step " + (st.i + 1) + " of " + list.length + " · " + cur.getAttribute("data-when");
-    box.checked = fencing === "on";
-    word.textContent = fencing === "on" ? "ON" : "OFF";
+    // A page of one run (a student's code) has no switch.
+    if (box) {
+      box.checked = fencing === "on";
+      word.textContent = fencing === "on" ? "ON" : "OFF";
+    }
     cursor(fencing, +cur.getAttribute("data-t"), kind === "question");
   }
   // The current step's top just under the controls, if it was scrolled out of sight.
@@ -198,6 +201,7 @@ pub(super) const SCRIPT: &str = r##"
     go(1);
   }
   function flip() {
+    if (!runs.off) return;
     var from = steps(fencing)[state[fencing].i];
     var t = +from.getAttribute("data-t"), kind = from.getAttribute("data-kind");
     fencing = fencing === "on" ? "off" : "on";
@@ -216,7 +220,7 @@ pub(super) const SCRIPT: &str = r##"
   }
   back.addEventListener("click", function () { go(-1); });
   next.addEventListener("click", function () { go(1); });
-  box.addEventListener("change", flip);
+  if (box) box.addEventListener("change", flip);
   Array.prototype.forEach.call(document.querySelectorAll("[data-say]"), function (b) {
     b.addEventListener("click", function () { say(b.getAttribute("data-say")); });
   });

@@ -1,0 +1,225 @@
+//! The lesson on a student's code, in the views that walk it (the page, the asciicast): a
+//! correct implementation tells the built-in lesson word for word, step by step, in every
+//! built-in scenario and every idiom of the zoo. These views play the run more than once while
+//! they walk it (the moments to stop at, the walk itself, each answer to the question), so runs
+//! over one program overlap: each must find the program in its own state.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::zoo::{build, can_run, zoo, Entry};
+
+fn fencing_lab(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn built_in_scenarios() -> Vec<String> {
+    let out = fencing_lab(&["list"]);
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_owned())
+        .collect()
+}
+
+fn unescape(text: &str) -> String {
+    let mut plain = String::new();
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            _ if !in_tag => plain.push(c),
+            _ => {}
+        }
+    }
+    plain
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// What the page's fenced run tells, step by step: each step's captions and its events.
+fn told(page: &str) -> Vec<(Vec<String>, Vec<String>)> {
+    let start = page
+        .find("<section class=\"run\" id=\"run-on\"")
+        .expect("the page has a run");
+    let end = start + page[start..].find("</section>").unwrap();
+    let section = &page[start..end];
+    section
+        .split("<li class=\"step")
+        .skip(1)
+        .map(|step| {
+            let pieces = |open: &str, close: &str| -> Vec<String> {
+                step.split(open)
+                    .skip(1)
+                    .map(|p| unescape(p.split(close).next().unwrap()))
+                    .collect()
+            };
+            let captions = pieces("<p class=\"caption", "</p>");
+            let events = step
+                .split("<ul class=\"events\"")
+                .nth(1)
+                .map(|list| {
+                    list.split("</ul>")
+                        .next()
+                        .unwrap()
+                        .split("<li>")
+                        .skip(1)
+                        .map(|e| unescape(e.split("</li>").next().unwrap()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (captions, events)
+        })
+        .collect()
+}
+
+fn page(scenario: &str, extra: &[&str], dir: &Path) -> String {
+    let file = dir.join(format!("{scenario}-{}.html", extra.len()));
+    let mut args = vec!["export", scenario, "-o", file.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = fencing_lab(&args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&file).unwrap()
+}
+
+fn correct(language: &str) -> Vec<Entry> {
+    zoo(language)
+        .into_iter()
+        .filter(|e| e.breaks.is_none() && e.base.is_none())
+        .collect()
+}
+
+/// Every built-in scenario on the language's first correct solution, and gc-pause and chaos on
+/// every other.
+fn a_correct_page_tells_the_built_in_lesson(language: &str) {
+    if !can_run(language) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let solutions = correct(language);
+    assert!(!solutions.is_empty(), "no correct {language} solution");
+    let mut compared = 0;
+    for (n, entry) in solutions.iter().enumerate() {
+        let folder = build(entry, dir.path());
+        let scenarios = if n == 0 {
+            built_in_scenarios()
+        } else {
+            vec!["gc-pause".to_owned(), "chaos".to_owned()]
+        };
+        for scenario in scenarios {
+            let built_in = page(&scenario, &[], dir.path());
+            let student = page(&scenario, &["--impl", folder.to_str().unwrap()], dir.path());
+            assert!(
+                student.contains("On your code: every write judged by your FencedStorage"),
+                "{}: {scenario}: the page's heading",
+                entry.name
+            );
+            assert!(
+                !student.contains("id=\"fencing\""),
+                "{}: {scenario}: a fencing switch on a student's page",
+                entry.name
+            );
+            let (expected, got) = (told(&built_in), told(&student));
+            assert!(expected.len() >= 3, "{scenario}: {} steps", expected.len());
+            for (i, (want, have)) in expected.iter().zip(&got).enumerate() {
+                assert_eq!(
+                    want,
+                    have,
+                    "{}: {scenario}: step {} differs from the built-in lesson",
+                    entry.name,
+                    i + 1
+                );
+            }
+            assert_eq!(expected.len(), got.len(), "{}: {scenario}", entry.name);
+            compared += 1;
+        }
+    }
+    assert!(compared >= 11, "{language}: only {compared} pages compared");
+}
+
+#[test]
+fn a_correct_python_page_tells_the_built_in_lesson() {
+    a_correct_page_tells_the_built_in_lesson("python");
+}
+
+#[test]
+fn a_correct_javascript_page_tells_the_built_in_lesson() {
+    a_correct_page_tells_the_built_in_lesson("js");
+}
+
+#[test]
+fn a_program_that_stops_answering_writes_no_page_and_keeps_the_old_one() {
+    if !can_run("python") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let entry = correct("python").remove(0);
+    let folder = build(&entry, dir.path());
+    let source = folder.join("lock_service.py");
+    let text = std::fs::read_to_string(&source).unwrap();
+    let at = text.find("    def write(self").expect("a write method");
+    let body = text[at..].find(":\n").unwrap() + at + 2;
+    let mut broken = text.clone();
+    broken.insert_str(body, "        import os; os._exit(3)\n");
+    std::fs::write(&source, broken).unwrap();
+
+    let target = dir.path().join("lesson.html");
+    std::fs::write(&target, "the earlier page").unwrap();
+    let out = fencing_lab(&[
+        "export",
+        "gc-pause",
+        "--impl",
+        folder.to_str().unwrap(),
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("your implementation stopped answering")
+            && stderr.contains("exited with status 3")
+            && stderr.trim_end().ends_with("no page was written"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "the earlier page"
+    );
+}
+
+#[test]
+fn a_command_after_the_double_dash_makes_the_same_page_as_its_folder() {
+    if !can_run("python") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let entry = correct("python").remove(0);
+    let folder = build(&entry, dir.path());
+    let by_folder = page(
+        "gc-pause",
+        &["--impl", folder.to_str().unwrap()],
+        dir.path(),
+    );
+    let adapter = folder.join("adapter.py");
+    let by_command = page(
+        "gc-pause",
+        &["--", "python3", adapter.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(told(&by_folder), told(&by_command));
+    assert!(by_command.contains("On your code"));
+}
