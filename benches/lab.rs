@@ -73,7 +73,23 @@ fn recorded_stream(dir: &Path, log: &Path) -> Vec<u8> {
 
 /// `fencing-lab check DIR`, as a student runs it; it must pass.
 fn check_command(dir: &Path) {
-    let out = Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+    check_on(dir, None);
+}
+
+/// `check DIR`, on one core (`taskset -c CORE`, the check and the student's program both) or on
+/// every core.
+fn check_on(dir: &Path, core: Option<usize>) {
+    let mut command = match core {
+        Some(core) => {
+            let mut taskset = Command::new("taskset");
+            taskset
+                .args(["-c", &core.to_string()])
+                .arg(env!("CARGO_BIN_EXE_fencing-lab"));
+            taskset
+        }
+        None => Command::new(env!("CARGO_BIN_EXE_fencing-lab")),
+    };
+    let out = command
         .arg("check")
         .arg(dir)
         .stdout(Stdio::piped())
@@ -154,6 +170,25 @@ fn checks_side_by_side(c: &mut Criterion) {
             })
         })
     });
+    // One check alone uses more than one core (the checker beside the student's program), so K
+    // checks on K cores also compete for CPU time: the same comparison with each check given
+    // one core of its own, against one check on one core, shows what side by side costs beyond
+    // the CPU each needs.
+    group.bench_function("one check on one core", |b| {
+        b.iter(|| check_on(&dirs[0], Some(0)))
+    });
+    group.bench_function(
+        format!("{k} checks at once, each on a core of its own"),
+        |b| {
+            b.iter(|| {
+                std::thread::scope(|scope| {
+                    for (core, dir) in dirs.iter().enumerate() {
+                        scope.spawn(move || check_on(dir, Some(core)));
+                    }
+                })
+            })
+        },
+    );
     group.finish();
 }
 
