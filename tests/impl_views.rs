@@ -27,25 +27,6 @@ fn built_in_scenarios() -> Vec<String> {
         .collect()
 }
 
-fn unescape(text: &str) -> String {
-    let mut plain = String::new();
-    let mut in_tag = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            _ if !in_tag => plain.push(c),
-            _ => {}
-        }
-    }
-    plain
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
-}
-
 /// What the page's fenced run tells, step by step: each step's captions and its events.
 fn told(page: &str) -> Vec<(Vec<String>, Vec<String>)> {
     let start = page
@@ -60,7 +41,7 @@ fn told(page: &str) -> Vec<(Vec<String>, Vec<String>)> {
             let pieces = |open: &str, close: &str| -> Vec<String> {
                 step.split(open)
                     .skip(1)
-                    .map(|p| unescape(p.split(close).next().unwrap()))
+                    .map(|p| common::html_text(p.split(close).next().unwrap()))
                     .collect()
             };
             let captions = pieces("<p class=\"caption", "</p>");
@@ -73,7 +54,7 @@ fn told(page: &str) -> Vec<(Vec<String>, Vec<String>)> {
                         .unwrap()
                         .split("<li>")
                         .skip(1)
-                        .map(|e| unescape(e.split("</li>").next().unwrap()))
+                        .map(|e| common::html_text(e.split("</li>").next().unwrap()))
                         .collect()
                 })
                 .unwrap_or_default();

@@ -3,6 +3,8 @@
 //! asciicast) must keep the screen's width, so a box's right border stays in its column. Generated
 //! over every moment of a lesson written in CJK and emoji, at three sizes.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -153,25 +155,6 @@ fn ansi_rows(frame: &str) -> String {
     rows.join("\n")
 }
 
-fn unescape_html(text: &str) -> String {
-    let mut plain = String::new();
-    let mut in_tag = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            _ if !in_tag => plain.push(c),
-            _ => {}
-        }
-    }
-    plain
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
-}
-
 #[test]
 fn frame_keeps_the_screen_width_at_every_moment_and_size() {
     let path = lesson_file();
@@ -227,7 +210,7 @@ fn the_handout_page_and_recording_keep_the_screen_width() {
     let page = std::fs::read_to_string(&page_path).unwrap();
     let mut shown = 0;
     for piece in page.split("<pre class=\"screen\">").skip(1) {
-        let screen = unescape_html(piece.split("</pre>").next().unwrap());
+        let screen = common::html_text(piece.split("</pre>").next().unwrap());
         shown += 1;
         assert_screen_fits(&screen, 80, "the page");
     }

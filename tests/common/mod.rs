@@ -114,3 +114,23 @@ pub fn event_and_beat_moments(played: &Session) -> Vec<Ms> {
 
 /// The zoo of student solutions, for the lab's suites.
 pub mod zoo;
+
+/// The text of a piece of HTML: tags dropped, the entities the pages write turned back.
+pub fn html_text(text: &str) -> String {
+    let mut plain = String::new();
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            _ if !in_tag => plain.push(c),
+            _ => {}
+        }
+    }
+    plain
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
