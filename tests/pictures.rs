@@ -324,6 +324,14 @@ fn picture_options_are_refused_in_one_sentence() {
             "--size is for --format svg",
         ),
         (
+            &["run", "gc-pause", "--format", "svg", "--compare", "--as", "redlock"],
+            "Redlock has no fencing token, so there is no fenced run to draw beside the unfenced one",
+        ),
+        (
+            &["run", "per-key", "--format", "svg", "--compare", "--as", "kubernetes"],
+            "Kubernetes Lease has no fencing token",
+        ),
+        (
             &["run", "gc-pause", "--format", "svg", "--size", "100x100"],
             "does not fit",
         ),

@@ -251,3 +251,48 @@ fn a_system_that_numbers_every_change_jumps_and_every_caption_says_its_numbers()
         assert!(jumped, "--as {}: no two grants ever jumped", system.id);
     }
 }
+
+/// The page and the diagram of a run under a system with no token: one unfenced run, no fencing
+/// switch, no fenced half beside it, and no word of theirs says its numbers are ordered.
+#[test]
+fn a_system_with_no_token_has_no_fenced_run_in_the_page_or_the_diagram() {
+    use fencing_lab::pictures::{html, svg};
+    for system in SYSTEMS.iter().filter(|s| !s.has_token) {
+        for scenario in Scenario::all_built_in() {
+            let mut setup = Setup::new(Arc::new(scenario.clone())).as_system(system);
+            if scenario.chaos.is_some() {
+                setup = setup.seed(11);
+            }
+            let until = scenario.end.min(40_000);
+            let what = format!("--as {} {}", system.id, scenario.name);
+            let page = html::page(&setup, until);
+            let body = &page[page.find("<body").unwrap()..page.find("<script>").unwrap()];
+            assert!(!body.contains("id=\"fencing\""), "{what}: a fencing switch");
+            assert!(!body.contains("id=\"run-on\""), "{what}: a fenced run");
+            let text = common::html_text(body);
+            assert!(
+                text.contains(&format!(
+                    "As {}: no fencing token, so the storage checks nothing",
+                    system.name
+                )),
+                "{what}: the run's heading"
+            );
+            for line in text.lines() {
+                if let Some(claim) = claims_order(line) {
+                    panic!("{what}: the page says {claim:?}: {line}");
+                }
+                assert!(!line.contains("Fencing ON"), "{what}: {line}");
+            }
+            let session = Session::played_to(setup, until);
+            let window = svg::Window::choose(&[&session], None, until);
+            let picture = svg::diagram(&session, svg::Size::DEFAULT, window, "");
+            for text in picture.split("<text").skip(1) {
+                let text = common::html_text(&format!("<text{text}"));
+                let text = text.split("</text>").next().unwrap_or_default();
+                if let Some(claim) = claims_order(text) {
+                    panic!("{what}: the diagram says {claim:?}: {text}");
+                }
+            }
+        }
+    }
+}

@@ -107,6 +107,12 @@ fn draw_svg(
         Some((from, to)) => svg::Window::fixed(from, to),
         None => svg::Window::choose(runs, args.from, until),
     };
+    if let Some(system) = setup.system.filter(|_| args.compare && !setup.has_token()) {
+        return Err(Failure::usage(format!(
+            "{} has no fencing token, so there is no fenced run to draw beside the unfenced one: drop --compare",
+            system.name
+        )));
+    }
     let picture = if args.compare {
         let fenced = Session::played_to(setup.clone().fencing(true), until);
         let unfenced = Session::played_to(setup.fencing(false), until);

@@ -329,11 +329,50 @@ fn the_verdicts_agree(
 }
 
 /// Each lesson's moments worth a slide: every beat and its end (a chaos run: a few).
+/// A band's length ("GC pause 15.0 s", "crashed 4.0 s") is one the run really had, ended by the
+/// picture's moment: a slide cut while a pause goes on does not say it ended there.
+fn the_lengths_are_true(session: &Session, doc: &Document, what: &str) {
+    let mut began: BTreeMap<(ClientId, &str), Ms> = BTreeMap::new();
+    let mut lasted: Vec<(&str, String)> = Vec::new();
+    for event in session.world().events() {
+        let (client, word, starts) = match &event.kind {
+            EventKind::Pause { client, .. } => (*client, "GC pause", true),
+            EventKind::Resume { client } => (*client, "GC pause", false),
+            EventKind::Crash { client, .. } => (*client, "crashed", true),
+            EventKind::Restart { client } => (*client, "crashed", false),
+            _ => continue,
+        };
+        if starts {
+            began.entry((client, word)).or_insert(event.t);
+        } else if let Some(from) = began.remove(&(client, word)) {
+            lasted.push((word, format!("{word} {} s", fmt_seconds(event.t - from))));
+        }
+    }
+    for node in doc.descendants().filter(|n| n.has_tag_name("text")) {
+        let text = text_of(node);
+        for word in ["GC pause", "crashed"] {
+            let Some(rest) = text.strip_prefix(word).and_then(|r| r.strip_suffix(" s")) else {
+                continue;
+            };
+            if rest.trim().parse::<f64>().is_err() {
+                continue;
+            }
+            assert!(
+                lasted.iter().any(|(w, said)| *w == word && *said == text),
+                "{what}: '{text}' is not the length of a {word} that ended by now ({lasted:?})"
+            );
+        }
+    }
+}
+
 fn moments(scenario: &Scenario) -> Vec<Ms> {
     if scenario.chaos.is_some() {
         return vec![20_000, 45_000, scenario.end];
     }
     let mut at: Vec<Ms> = scenario.beats.iter().map(|b| b.at).collect();
+    // And halfway between beats: slides are cut anywhere, a pause still going on.
+    let halves: Vec<Ms> = at.windows(2).map(|w| (w[0] + w[1]) / 2).collect();
+    at.extend(halves);
     at.push(scenario.end);
     at.retain(|&t| t > 0);
     at.sort_unstable();
@@ -378,6 +417,7 @@ fn checked(
     the_uis_lane_agrees(&session, window, &bars, &what);
     let vocab = Vocab::of(&scenario.locks, system);
     the_verdicts_agree(&session, window, &doc, &vocab, &what);
+    the_lengths_are_true(&session, &doc, &what);
     if let Some(system) = system.filter(|s| s.word != "token") {
         for node in doc.descendants().filter(|n| n.has_tag_name("text")) {
             let text = text_of(node);

@@ -55,10 +55,14 @@ struct PageStep {
 /// where `setup` has it.
 pub fn page(setup: &Setup, until: Ms) -> String {
     let scenario = &setup.scenario;
-    // On a student's code the storage is theirs, so there is no fencing to switch: one run.
+    // On a student's code the storage is theirs, and under a system with no token there is
+    // nothing to check: no fencing to switch, one run.
     let student = setup.implemented_by.is_some();
+    let single = student || !setup.has_token();
     let runs = if student {
         vec![("on", setup.clone())]
+    } else if !setup.has_token() {
+        vec![("off", setup.clone().fencing(false))]
     } else {
         vec![
             ("on", setup.clone().fencing(true)),
@@ -72,8 +76,8 @@ pub fn page(setup: &Setup, until: Ms) -> String {
     let window = Window::choose(&sessions.iter().collect::<Vec<_>>(), None, until);
     let vocab = Vocab::of(&scenario.locks, setup.system);
     let title = format!("{}: {}", scenario.name, vocab.say_script(&scenario.title));
-    let start = if setup.fencing || student {
-        "on"
+    let start = if single || setup.fencing {
+        runs[0].0
     } else {
         "off"
     };
@@ -87,7 +91,7 @@ pub fn page(setup: &Setup, until: Ms) -> String {
             "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n",
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
             "<title>{title}</title>\n<style>{css}{screen_css}</style>\n</head>\n",
-            "<body data-start=\"{start}\">\n<header>\n<h1>{title}</h1>\n",
+            "<body data-start=\"{start}\"{single}>\n<header>\n<h1>{title}</h1>\n",
             "<p class=\"settings\">{settings}</p>\n</header>\n",
             "<nav class=\"controls js-only\" aria-label=\"Lesson steps\">",
             "<button type=\"button\" id=\"back\">← Back</button>",
@@ -100,7 +104,8 @@ pub fn page(setup: &Setup, until: Ms) -> String {
         css = CSS,
         screen_css = screen::CSS,
         start = start,
-        switch = if student {
+        single = if single { " class=\"single\"" } else { "" },
+        switch = if single {
             ""
         } else {
             concat!(
@@ -108,8 +113,8 @@ pub fn page(setup: &Setup, until: Ms) -> String {
                 "<span>Fencing <b id=\"fencing-word\">ON</b></span></label>"
             )
         },
-        f_key = if student { "" } else { ", f fencing" },
-        settings = escape(&vocab.say(&settings(setup))),
+        f_key = if single { "" } else { ", f fencing" },
+        settings = escape(&settings(setup, &vocab)),
     );
     for ((name, run_setup), session) in runs.iter().zip(&sessions) {
         run_section(&mut html, name, run_setup, session, window, until);
@@ -127,33 +132,51 @@ pub fn page(setup: &Setup, until: Ms) -> String {
         one = escape(RUN_IT_YOURSELF[0]),
         two = escape(RUN_IT_YOURSELF[1]),
         in_the_ui = in_the_ui(setup),
-        f_kbd = if student { "" } else { ", <kbd>f</kbd> fencing" },
+        f_kbd = if single { "" } else { ", <kbd>f</kbd> fencing" },
         js = SCRIPT,
     );
     html
 }
 
 /// The line under the title: the lease, the first token and who judges the writes.
-fn settings(setup: &Setup) -> String {
+fn settings(setup: &Setup, vocab: &Vocab) -> String {
     let scenario = &setup.scenario;
-    let judged = match &setup.implemented_by {
-        Some(who) => format!(
+    let judged = match (&setup.implemented_by, setup.system) {
+        (Some(who), _) => format!(
             "every write judged by your FencedStorage ({})",
             printable(who)
         ),
-        None => format!("the storage's rule with fencing on: {}", setup.check.rule()),
+        (None, Some(system)) if !system.has_token => format!(
+            "{} has no fencing token, so the storage has nothing to check",
+            system.name
+        ),
+        (None, _) => vocab.say(&format!(
+            "the storage's rule with fencing on: {}",
+            setup.check.rule()
+        )),
     };
+    // In the system's words the lease and its numbers; the system's own lack of a token, and the
+    // tool's title, as they are.
     format!(
-        "lease {} s, first token {}; {judged}. A lesson of fencing-lab: why a lease lock needs \
-         fencing tokens.",
-        fmt_seconds(scenario.lease_ms),
-        setup.first_token(),
+        "{}; {judged}. A lesson of fencing-lab: why a lease lock needs fencing tokens.",
+        vocab.say(&format!(
+            "lease {} s, first token {}",
+            fmt_seconds(scenario.lease_ms),
+            setup.first_token()
+        )),
     )
 }
 
 /// How to see the same lesson in the terminal UI, as the footer says it (HTML).
 fn in_the_ui(setup: &Setup) -> String {
     let name = escape(&setup.scenario.name);
+    if let Some(system) = setup.system.filter(|s| !s.has_token) {
+        return format!(
+            "In the UI, <code>fencing-lab tui {name} --as {}</code> tells the same run; \
+             <kbd>n</kbd> steps through it and <kbd>?</kbd> shows every key.",
+            system.id
+        );
+    }
     if setup.implemented_by.is_some() {
         return format!(
             "To watch your code in the terminal UI, give the same <code>--impl</code> to \
@@ -194,15 +217,20 @@ fn run_section(
             "On your code: every write judged by your FencedStorage ({})",
             printable(who)
         )
+    } else if let Some(system) = setup.system.filter(|s| !s.has_token) {
+        format!(
+            "As {}: no fencing token, so the storage checks nothing",
+            system.name
+        )
     } else if setup.fencing {
-        format!("Fencing ON: {}", setup.check.rule())
+        vocab.say(&format!("Fencing ON: {}", setup.check.rule()))
     } else {
         "The same lesson with fencing OFF: the storage checks nothing".to_owned()
     };
     let _ = write!(
         html,
         "<section class=\"run\" id=\"run-{name}\" data-fencing=\"{name}\">\n<h2>{}</h2>\n<ol class=\"steps\">\n",
-        escape(&vocab.say(&heading)),
+        escape(&heading),
     );
     let beats = &setup.scenario.beats;
     let steps = steps(setup, session, until);

@@ -50,7 +50,7 @@ kbd{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;border:1px solid #9a
 .js .step:not(.current){display:none}
 .js .run[hidden]{display:none}
 .js .rest>summary{display:none}
-.js .run>h2{display:none}
+.js body:not(.single) .run>h2{display:none}
 .js .run>.diagram,.js .rest>.diagram{display:none}
 @media (max-width:700px){
 body{font-size:16px}
@@ -154,7 +154,8 @@ pub(super) const SCRIPT: &str = r##"
     }
   }
   function show() {
-    runs.on.hidden = fencing !== "on";
+    // A page of one run (a student's code, a system with no token) has only that run.
+    if (runs.on) runs.on.hidden = fencing !== "on";
     if (runs.off) runs.off.hidden = fencing !== "off";
     var list = steps(fencing), st = state[fencing], cur = list[st.i];
     list.forEach(function (el, j) { el.classList.toggle("current", j === st.i); });
@@ -201,7 +202,7 @@ pub(super) const SCRIPT: &str = r##"
     go(1);
   }
   function flip() {
-    if (!runs.off) return;
+    if (!runs.on || !runs.off) return;
     var from = steps(fencing)[state[fencing].i];
     var t = +from.getAttribute("data-t"), kind = from.getAttribute("data-kind");
     fencing = fencing === "on" ? "off" : "on";

@@ -31,6 +31,9 @@ struct Bar<'a> {
     need: Need,
 }
 
+/// When a state began, and when it ended if it had by the picture's moment.
+type Lasted = (Ms, Option<Ms>);
+
 impl Svg {
     /// The lock service's truth: who holds each lock, as bars above its line.
     pub(super) fn lock_bars(
@@ -169,26 +172,39 @@ impl Svg {
         legend: &mut Legend,
     ) {
         let spans = history.lane(client.index());
-        let mut states: Vec<(Ms, Ms, LaneState)> = Vec::new();
+        // Each state's drawn stretch, and how long it really lasted: unknown while it still
+        // goes on at the picture's moment (a slide cut at 12 s does not end a pause there).
+        let mut states: Vec<(Ms, Ms, LaneState, Lasted)> = Vec::new();
+        let mut began = 0;
         for (k, span) in spans.iter().enumerate() {
-            let stop = spans.get(k + 1).map_or(p.now, |s| s.start).min(p.now);
+            let next = spans.get(k + 1).map(|s| s.start).filter(|&t| t <= p.now);
+            let stop = next.unwrap_or(p.now);
+            if k == 0 || spans[k - 1].state != span.state {
+                began = span.start;
+            }
+            let lasted = (began, next);
             let Some((a, b)) = p.clip(span.start, stop) else {
                 continue;
             };
             match states.last_mut() {
-                Some(last) if last.2 == span.state && last.1 == a => last.1 = b,
-                _ => states.push((a, b, span.state)),
+                Some(last) if last.2 == span.state && last.1 == a => {
+                    last.1 = b;
+                    last.3 = lasted;
+                }
+                _ => states.push((a, b, span.state, lasted)),
             }
         }
-        for (a, b, state) in states {
+        for (a, b, state, lasted) in states {
             match state {
                 LaneState::Paused => {
                     legend.gc.see(a);
-                    self.band(p, (a, b), y, client, ("gc", "dots", GC, 0), "GC pause");
+                    let look = ("gc", "dots", GC, 0);
+                    self.band(p, (a, b), y, client, look, ("GC pause", lasted));
                 }
                 LaneState::Crashed => {
                     legend.crash.see(a);
-                    self.band(p, (a, b), y, client, ("down", "cross", CRASH, 1), "crashed");
+                    let look = ("down", "cross", CRASH, 1);
+                    self.band(p, (a, b), y, client, look, ("crashed", lasted));
                 }
                 LaneState::Waiting => {
                     legend.waiting.see(a);
@@ -242,16 +258,22 @@ impl Svg {
         y: f64,
         client: ClientId,
         (class, pattern, stroke, tone): (&str, &str, &str, u8),
-        words: &str,
+        (words, (began, ended)): (&str, Lasted),
     ) {
         let (xa, xb) = (p.x(a), p.x(b).max(p.x(a) + 1.5));
         let top = y + 2.0;
+        let when = match ended {
+            Some(end) => format!("{} to {} s", fmt_seconds(began), fmt_seconds(end)),
+            None => format!(
+                "from {} s, still on at {} s",
+                fmt_seconds(began),
+                fmt_seconds(p.now)
+            ),
+        };
         let _ = write!(
             self.out,
-            r#"<g class="{class}" data-client="{client}" data-t="{}" data-from="{}" data-to="{}"><title>{client}: {words}, {} to {} s</title><rect x="{xa:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="url(#{}{pattern})" stroke="{stroke}" stroke-width="1.2"/></g>"#,
+            r#"<g class="{class}" data-client="{client}" data-t="{}" data-from="{}" data-to="{}"><title>{client}: {words}, {when}</title><rect x="{xa:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="url(#{}{pattern})" stroke="{stroke}" stroke-width="1.2"/></g>"#,
             fmt_seconds(a),
-            fmt_seconds(a),
-            fmt_seconds(b),
             fmt_seconds(a),
             fmt_seconds(b),
             xb - xa,
@@ -264,8 +286,8 @@ impl Svg {
             r: xb,
             b: top + p.bar,
         };
-        let long = format!("{words} {} s", fmt_seconds(b - a));
-        let words = vec![long, words.to_owned()];
+        let long = ended.map(|end| format!("{words} {} s", fmt_seconds(end - began)));
+        let words = long.into_iter().chain([words.to_owned()]).collect();
         self.inside(p, rect, words, Tone::OnBand(tone), Need::Want(5), a);
     }
 

@@ -69,6 +69,17 @@ enum Swatch {
     DashedBox(&'static str),
 }
 
+/// An entry's words in `vocab`'s. Under a system with no token, corruption is not explained by
+/// an order of numbers the storage never sees.
+fn said(words: &str, vocab: &Vocab) -> String {
+    let no_token = vocab.system.is_some_and(|s| !s.has_token);
+    let ordered = "(token below the key's highest)";
+    if no_token && words.contains(ordered) {
+        return words.replace(ordered, "(an older lease's write over newer data)");
+    }
+    vocab.say(words)
+}
+
 /// The order entries are dropped in when not all fit: the verdicts last.
 const KEEP_ORDER: [usize; 14] = [7, 8, 9, 6, 0, 1, 2, 3, 12, 13, 4, 5, 10, 11];
 
@@ -139,7 +150,7 @@ impl Legend {
         let entries = self.entries();
         let widths: Vec<f64> = entries
             .iter()
-            .map(|(_, swatch, words)| entry_width(*swatch, &vocab.say(words), f))
+            .map(|(_, swatch, words)| entry_width(*swatch, &said(words, vocab), f))
             .collect();
         let mut kept = [false; 14];
         let mut total = 0.0;
@@ -177,7 +188,7 @@ impl Legend {
         let total: f64 = entries
             .iter()
             .filter(|(seen, _, _)| seen.0.is_some())
-            .map(|(_, swatch, words)| entry_width(*swatch, &vocab.say(words), f))
+            .map(|(_, swatch, words)| entry_width(*swatch, &said(words, vocab), f))
             .sum();
         if total <= room {
             1
@@ -212,7 +223,7 @@ impl Svg {
             let (Some(first), Some(row)) = (seen.0, row) else {
                 continue;
             };
-            let words = vocab.say(&words);
+            let words = said(&words, vocab);
             let y = top + f * 1.4 + row as f64 * f * 1.5;
             // Where it stands in its row, so a page hiding entries can close the gaps.
             let _ = write!(
