@@ -1,3 +1,4 @@
+use super::reasons::refuse_in;
 use super::*;
 use crate::lab::reference::Reference;
 use crate::lab::wire::LeaseReply;
