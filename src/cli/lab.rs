@@ -77,26 +77,8 @@ pub fn fault_of(fault: &Option<Fault>) -> Result<(), Failure> {
 
 /// `check DIR` or `check -- COMMAND`.
 pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Failure> {
-    let target = match (&args.dir, args.command.is_empty()) {
-        (Some(_), false) => {
-            return Err(Failure::usage(
-                "give check either a folder or a command after `--`, not both",
-            ))
-        }
-        (Some(dir), true) => Target::Folder(dir.clone()),
-        (None, _) => Target::Command(args.command.clone()),
-    };
-    let only = match &args.only {
-        None => None,
-        Some(id) => Some(CheckId::from_id(id).ok_or_else(|| {
-            let ids: Vec<&str> = CheckId::all().iter().map(|c| c.id()).collect();
-            Failure::usage(format!(
-                "--only {} names no check; the checks are {}",
-                printable(id),
-                ids.join(", ")
-            ))
-        })?),
-    };
+    let target = target_of(args)?;
+    let only = only_of(args)?;
     if args.tui {
         // Asked before a check of a minute or more, not after it.
         super::require_terminal(
@@ -179,6 +161,34 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    })
+}
+
+/// What `check` runs: a folder or a command after `--`, never both.
+fn target_of(args: &CheckArgs) -> Result<Target, Failure> {
+    Ok(match (&args.dir, args.command.is_empty()) {
+        (Some(_), false) => {
+            return Err(Failure::usage(
+                "give check either a folder or a command after `--`, not both",
+            ))
+        }
+        (Some(dir), true) => Target::Folder(dir.clone()),
+        (None, _) => Target::Command(args.command.clone()),
+    })
+}
+
+/// The one check `--only` names, if it names one.
+fn only_of(args: &CheckArgs) -> Result<Option<CheckId>, Failure> {
+    Ok(match &args.only {
+        None => None,
+        Some(id) => Some(CheckId::from_id(id).ok_or_else(|| {
+            let ids: Vec<&str> = CheckId::all().iter().map(|c| c.id()).collect();
+            Failure::usage(format!(
+                "--only {} names no check; the checks are {}",
+                printable(id),
+                ids.join(", ")
+            ))
+        })?),
     })
 }
 
@@ -269,7 +279,6 @@ fn open_failure(target: &Target, outcome: &check::Outcome) -> Result<(), Failure
 
 /// The minimal case as a scenario file: its calls as beats, its queries as narration.
 pub fn minimal_case_scenario(rule: &str, failure: &check::Failure) -> String {
-    let quote = |s: &str| serde_json::to_string(s).expect("a string serializes");
     let mut locks: Vec<String> = Vec::new();
     let mut beats = String::new();
     let last = failure.played.len().saturating_sub(1);
@@ -313,46 +322,10 @@ pub fn minimal_case_scenario(rule: &str, failure: &check::Failure) -> String {
                 caption = found.clone();
             }
         }
-        let client = |id: &str| id.trim_start_matches("client-").parse::<u8>().unwrap_or(1);
-        let mut lock = |name: &str| {
-            if !locks.iter().any(|l| l == name) {
-                locks.push(name.to_owned());
-            }
-            quote(name)
-        };
-        let action = match &played.request {
-            Request::Acquire { name, client_id } => Some(format!(
-                "client = {}\ndo = \"acquire\"\nlock = {}",
-                client(client_id),
-                lock(name)
-            )),
-            Request::Renew {
-                name,
-                client_id,
-                token,
-            } => Some(format!(
-                "client = {}\ndo = \"renew\"\nlock = {}\ntoken = {token}",
-                client(client_id),
-                lock(name)
-            )),
-            Request::Release {
-                name,
-                client_id,
-                token,
-            } => Some(format!(
-                "client = {}\ndo = \"release\"\nlock = {}\ntoken = {token}",
-                client(client_id),
-                lock(name)
-            )),
-            Request::Write { key, value, token } => Some(format!(
-                "client = {}\ndo = \"write\"\nkey = {}\nvalue = {}\ntoken = {token}",
-                granted_to(*token).map_or(1, |c| client(&c)),
-                quote(key),
-                quote(value)
-            )),
-            Request::New { .. } | Request::Clock { .. } if i != last => continue,
-            _ => None,
-        };
+        if matches!(played.request, Request::New { .. } | Request::Clock { .. }) && i != last {
+            continue;
+        }
+        let action = beat_action(&played.request, &mut locks, &granted_to);
         beats.push_str(&format!(
             "\n[[beat]]\nat = {}\ncaption = {}\n",
             fmt_time(played.now),
@@ -385,4 +358,57 @@ pub fn minimal_case_scenario(rule: &str, failure: &check::Failure) -> String {
             .join(", "),
         fmt_time(end)
     )
+}
+
+/// A string as TOML writes it (JSON's quoting is TOML's).
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).expect("a string serializes")
+}
+
+/// What a call does in the scenario's words (`None`: a query, narrated only), each lock it names
+/// kept in `locks`; a write is drawn on the lane of the client `granted_to` its token.
+fn beat_action(
+    request: &Request,
+    locks: &mut Vec<String>,
+    granted_to: &dyn Fn(u64) -> Option<String>,
+) -> Option<String> {
+    let client = |id: &str| id.trim_start_matches("client-").parse::<u8>().unwrap_or(1);
+    let mut lock = |name: &str| {
+        if !locks.iter().any(|l| l == name) {
+            locks.push(name.to_owned());
+        }
+        quote(name)
+    };
+    match request {
+        Request::Acquire { name, client_id } => Some(format!(
+            "client = {}\ndo = \"acquire\"\nlock = {}",
+            client(client_id),
+            lock(name)
+        )),
+        Request::Renew {
+            name,
+            client_id,
+            token,
+        } => Some(format!(
+            "client = {}\ndo = \"renew\"\nlock = {}\ntoken = {token}",
+            client(client_id),
+            lock(name)
+        )),
+        Request::Release {
+            name,
+            client_id,
+            token,
+        } => Some(format!(
+            "client = {}\ndo = \"release\"\nlock = {}\ntoken = {token}",
+            client(client_id),
+            lock(name)
+        )),
+        Request::Write { key, value, token } => Some(format!(
+            "client = {}\ndo = \"write\"\nkey = {}\nvalue = {}\ntoken = {token}",
+            granted_to(*token).map_or(1, |c| client(&c)),
+            quote(key),
+            quote(value)
+        )),
+        _ => None,
+    }
 }

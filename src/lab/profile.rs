@@ -164,39 +164,7 @@ pub fn measure(
     student: &mut dyn Subject,
     pause: &dyn Fn(Duration),
 ) -> Result<Findings, ProtocolError> {
-    let played = exchange(
-        student,
-        &[
-            (
-                0.0,
-                Request::New {
-                    lease_seconds: Some(LEASE),
-                    first_token: Some(FIRST_TOKEN),
-                },
-            ),
-            (0.0, acquire("probe-a", "client-1")),
-            (RENEW_AT, Request::Clock { now: RENEW_AT }),
-            (RENEW_AT, renew_probe()),
-            (
-                RENEW_AGAIN_AT,
-                Request::Clock {
-                    now: RENEW_AGAIN_AT,
-                },
-            ),
-            (RENEW_AGAIN_AT, renew_probe()),
-            (CLOCK_STEP, Request::Clock { now: CLOCK_STEP }),
-            (CLOCK_STEP, acquire("probe-b", "client-2")),
-            (CLOCK_STEP, write_probe("a", PROBE_TOKEN)),
-            (CLOCK_STEP, write_probe("b", PROBE_TOKEN)),
-            (CLOCK_STEP, write_probe("c", PROBE_TOKEN + 2)),
-            (
-                CLOCK_STEP,
-                Request::HighestToken {
-                    key: PROBE_KEY.into(),
-                },
-            ),
-        ],
-    )?;
+    let played = exchange(student, &first_probes())?;
     let (first, second) = (lease(&played[1]), lease(&played[7]));
     let renews = (lease(&played[3]), lease(&played[5]));
     let accepted = |p: &Played| !p.got.is_refusal() && !matches!(p.got, Reply::Strange(_));
@@ -224,77 +192,136 @@ pub fn measure(
         clock_sentence: String::new(),
     };
     let expiry = |l: Option<&LeaseReply>| l.and_then(|l| l.expires_at);
-    match (expiry(first), expiry(second)) {
-        (Some(a), Some(b)) => {
-            // A new lease's expiry must move as the clock does. Of two renews 2 s apart, a renew
-            // that follows any clock-based rule (right or wrong) moves its expiry with the clock
-            // or keeps the grant's; one that stands still elsewhere reads another clock.
-            let moved = b - a;
-            let stuck = match (expiry(renews.0), expiry(renews.1)) {
-                (Some(r1), Some(r2)) => {
-                    ((r2 - r1).abs() < 1e-3 && (r1 - a).abs() > 1e-9).then_some(r2 - r1)
-                }
-                _ => None,
-            };
-            let sentence = if (moved - CLOCK_STEP).abs() > 1e-6 {
-                Some(format!(
-                    "a new lease's expiry moved {} s while the clock moved {} s",
-                    super::wire::fmt_time(moved),
-                    super::wire::fmt_time(CLOCK_STEP)
-                ))
-            } else {
-                stuck.map(|m| {
-                    format!(
-                        "between two renews the lease's expiry moved {} s (and not to the \
-                         grant's) while the clock moved {} s",
-                        super::wire::fmt_time(m),
-                        super::wire::fmt_time(RENEW_AGAIN_AT - RENEW_AT)
-                    )
-                })
-            };
-            if let Some(sentence) = sentence {
-                profile.clock_ignored = true;
-                // The lock calls: the storage's experiment after them shows nothing of time.
-                findings.clock_evidence = played[..8].to_vec();
-                findings.clock_sentence =
-                    format!("{sentence}: time comes from somewhere else than clock.now()");
-            }
-        }
+    let ignored = match (expiry(first), expiry(second)) {
+        (Some(a), Some(b)) => clock_by_expiries(&played, a, b, renews),
         // No expiries to compare: see whether a lease runs out in real time while the clock
         // stands still.
-        _ if first.is_some() => {
-            let lease_seconds = 0.02;
-            let started = exchange(
-                student,
-                &[
-                    (
-                        0.0,
-                        Request::New {
-                            lease_seconds: Some(lease_seconds),
-                            first_token: Some(1),
-                        },
-                    ),
-                    (0.0, acquire("probe", "client-1")),
-                    (0.0, acquire("probe", "client-2")),
-                ],
-            )?;
-            pause(Duration::from_millis(60));
-            let later = exchange(student, &[(0.0, acquire("probe", "client-3"))])?;
-            let control_refused = started[2].got.is_refusal();
-            if lease(&started[1]).is_some() && control_refused && lease(&later[0]).is_some() {
-                profile.clock_ignored = true;
-                findings.clock_evidence = started.into_iter().chain(later).collect();
-                findings.clock_sentence = format!(
-                    "with the clock standing at 0.0, a lease of {} s ran out after 60 ms of real \
-                     time: time comes from somewhere else than clock.now()",
-                    super::wire::fmt_time(lease_seconds)
-                );
-            }
-        }
-        _ => {}
+        _ if first.is_some() => clock_by_real_time(student, pause)?,
+        _ => None,
+    };
+    if let Some((evidence, sentence)) = ignored {
+        profile.clock_ignored = true;
+        findings.clock_evidence = evidence;
+        findings.clock_sentence = sentence;
     }
     findings.profile = profile;
     Ok(findings)
+}
+
+/// The first experiment's calls: a grant on the lease and first token given, two renews 2 s
+/// apart, the clock far on and another grant, then the storage's writes and its highest token.
+fn first_probes() -> [(f64, Request); 12] {
+    [
+        (
+            0.0,
+            Request::New {
+                lease_seconds: Some(LEASE),
+                first_token: Some(FIRST_TOKEN),
+            },
+        ),
+        (0.0, acquire("probe-a", "client-1")),
+        (RENEW_AT, Request::Clock { now: RENEW_AT }),
+        (RENEW_AT, renew_probe()),
+        (
+            RENEW_AGAIN_AT,
+            Request::Clock {
+                now: RENEW_AGAIN_AT,
+            },
+        ),
+        (RENEW_AGAIN_AT, renew_probe()),
+        (CLOCK_STEP, Request::Clock { now: CLOCK_STEP }),
+        (CLOCK_STEP, acquire("probe-b", "client-2")),
+        (CLOCK_STEP, write_probe("a", PROBE_TOKEN)),
+        (CLOCK_STEP, write_probe("b", PROBE_TOKEN)),
+        (CLOCK_STEP, write_probe("c", PROBE_TOKEN + 2)),
+        (
+            CLOCK_STEP,
+            Request::HighestToken {
+                key: PROBE_KEY.into(),
+            },
+        ),
+    ]
+}
+
+/// Whether the expiries moved otherwise than the clock (`a` and `b` those of the grants before
+/// and after the clock's step): the calls that showed it and the sentence, or `None`.
+fn clock_by_expiries(
+    played: &[Played],
+    a: f64,
+    b: f64,
+    renews: (Option<&LeaseReply>, Option<&LeaseReply>),
+) -> Option<(Vec<Played>, String)> {
+    let expiry = |l: Option<&LeaseReply>| l.and_then(|l| l.expires_at);
+    // A new lease's expiry must move as the clock does. Of two renews 2 s apart, a renew
+    // that follows any clock-based rule (right or wrong) moves its expiry with the clock
+    // or keeps the grant's; one that stands still elsewhere reads another clock.
+    let moved = b - a;
+    let stuck = match (expiry(renews.0), expiry(renews.1)) {
+        (Some(r1), Some(r2)) => {
+            ((r2 - r1).abs() < 1e-3 && (r1 - a).abs() > 1e-9).then_some(r2 - r1)
+        }
+        _ => None,
+    };
+    let sentence = if (moved - CLOCK_STEP).abs() > 1e-6 {
+        Some(format!(
+            "a new lease's expiry moved {} s while the clock moved {} s",
+            super::wire::fmt_time(moved),
+            super::wire::fmt_time(CLOCK_STEP)
+        ))
+    } else {
+        stuck.map(|m| {
+            format!(
+                "between two renews the lease's expiry moved {} s (and not to the \
+                 grant's) while the clock moved {} s",
+                super::wire::fmt_time(m),
+                super::wire::fmt_time(RENEW_AGAIN_AT - RENEW_AT)
+            )
+        })
+    };
+    // The lock calls: the storage's experiment after them shows nothing of time.
+    sentence.map(|sentence| {
+        (
+            played[..8].to_vec(),
+            format!("{sentence}: time comes from somewhere else than clock.now()"),
+        )
+    })
+}
+
+/// Whether a short lease runs out in real time while the clock stands still: the calls that
+/// showed it and the sentence, or `None`.
+fn clock_by_real_time(
+    student: &mut dyn Subject,
+    pause: &dyn Fn(Duration),
+) -> Result<Option<(Vec<Played>, String)>, ProtocolError> {
+    let lease_seconds = 0.02;
+    let started = exchange(
+        student,
+        &[
+            (
+                0.0,
+                Request::New {
+                    lease_seconds: Some(lease_seconds),
+                    first_token: Some(1),
+                },
+            ),
+            (0.0, acquire("probe", "client-1")),
+            (0.0, acquire("probe", "client-2")),
+        ],
+    )?;
+    pause(Duration::from_millis(60));
+    let later = exchange(student, &[(0.0, acquire("probe", "client-3"))])?;
+    let control_refused = started[2].got.is_refusal();
+    let ran_out = lease(&started[1]).is_some() && control_refused && lease(&later[0]).is_some();
+    Ok(ran_out.then(|| {
+        (
+            started.into_iter().chain(later).collect(),
+            format!(
+                "with the clock standing at 0.0, a lease of {} s ran out after 60 ms of real \
+                 time: time comes from somewhere else than clock.now()",
+                super::wire::fmt_time(lease_seconds)
+            ),
+        )
+    }))
 }
 
 #[cfg(test)]

@@ -4,7 +4,6 @@
 //! request, what came back and the end of the program's stderr.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -13,6 +12,13 @@ use std::time::{Duration, Instant};
 
 use super::wire::{fmt_time, parse_reply, shorten, Reply, Request};
 use crate::sim::text::printable;
+
+mod ending;
+pub mod groups;
+mod pipes;
+
+use ending::{ended_unreaped, signal_name, Ended};
+use pipes::{read_lines, read_stderr, write_lines, Line};
 
 /// The longest reply line read; a longer one is a protocol error, not a memory hog.
 pub const MAX_LINE: usize = 1024 * 1024;
@@ -32,136 +38,6 @@ const LAST_WORDS_WAIT: Duration = Duration::from_millis(500);
 
 /// How many of the program's last stderr lines a failure shows.
 const STDERR_TAIL: usize = 5;
-
-/// How a program ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ended {
-    Exited(i32),
-    Killed(i32),
-}
-
-/// Whether process `pid`, a child of ours, has ended, asked without reaping it (`WNOWAIT`).
-#[cfg(unix)]
-fn ended_unreaped(pid: u32) -> Option<Ended> {
-    let pid = libc::id_t::try_from(pid).ok()?;
-    // SAFETY: waitid(2) writes only the siginfo it is given, which lives on this stack.
-    unsafe {
-        let mut info: libc::siginfo_t = std::mem::zeroed();
-        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-        if libc::waitid(libc::P_PID, pid, &mut info, flags) != 0 || info.si_pid() == 0 {
-            return None;
-        }
-        Some(if info.si_code == libc::CLD_EXITED {
-            Ended::Exited(info.si_status())
-        } else {
-            Ended::Killed(info.si_status())
-        })
-    }
-}
-
-#[cfg(not(unix))]
-fn ended_unreaped(_pid: u32) -> Option<Ended> {
-    None
-}
-
-/// A signal's name, as a student would look it up: SIGABRT for an abort.
-fn signal_name(signal: i32) -> String {
-    let name = match signal {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        4 => "SIGILL",
-        6 => "SIGABRT (an abort)",
-        7 => "SIGBUS",
-        8 => "SIGFPE (an arithmetic error)",
-        9 => "SIGKILL",
-        11 => "SIGSEGV (a segmentation fault)",
-        13 => "SIGPIPE",
-        15 => "SIGTERM",
-        _ => return format!("signal {signal}"),
-    };
-    format!("signal {signal}, {name}")
-}
-
-/// The process groups of the programs running now, so that a check or a grade ended by a
-/// signal ends them too: each program leads a group of its own, holding whatever it starts.
-pub mod groups {
-    use std::sync::Mutex;
-
-    static LIVE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-
-    pub(super) fn started(pid: u32) {
-        LIVE.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
-    }
-
-    /// Ends a program's group, and forgets it; called before the program is reaped.
-    pub(super) fn stopped(pid: u32) {
-        LIVE.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|&p| p != pid);
-        kill_group(pid);
-    }
-
-    /// Ends every program's group still running (from a signal's handler: no waiting). Each is
-    /// a group whose leader was not reaped yet, so its id names no other.
-    pub fn stop_all() {
-        let live = LIVE.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        for pid in live {
-            kill_group(pid);
-        }
-    }
-
-    fn kill_group(pid: u32) {
-        #[cfg(unix)]
-        if let Ok(pid) = i32::try_from(pid) {
-            // SAFETY: kill(2) with a negative pid signals a process group; it touches no
-            // memory. A group already gone is only an ESRCH.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
-        }
-    }
-}
-
-/// How much of one stderr line is kept: a program that writes without end never fills memory.
-const STDERR_LINE_BYTES: usize = 1200;
-
-/// The program's stderr, kept as its last lines, each cut at [`STDERR_LINE_BYTES`] and the
-/// rest of it skipped; a line not ended yet is shown as far as it went. Bytes, not text: a line
-/// that is not UTF-8 is shown, not the end of stderr. What the program wrote is shown, never
-/// obeyed: escaped where it enters.
-fn read_stderr(stderr: impl Read, tail: &Mutex<VecDeque<String>>) {
-    let mut reader = BufReader::new(stderr);
-    let mut line: Vec<u8> = Vec::new();
-    // Whether the tail's last entry is `line`, still open.
-    let mut open = false;
-    loop {
-        let (ended, used) = match reader.fill_buf() {
-            Ok(buf) if !buf.is_empty() => {
-                let newline = buf.iter().position(|&b| b == b'\n');
-                let chunk = &buf[..newline.unwrap_or(buf.len())];
-                let room = STDERR_LINE_BYTES.saturating_sub(line.len());
-                line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-                (newline.is_some(), newline.map_or(buf.len(), |i| i + 1))
-            }
-            _ => break,
-        };
-        reader.consume(used);
-        let text = String::from_utf8_lossy(&line);
-        let shown: String = text.trim().chars().take(300).collect();
-        let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
-        if open {
-            tail.pop_back();
-        } else if tail.len() == STDERR_TAIL {
-            tail.pop_front();
-        }
-        tail.push_back(printable(&shown).into_owned());
-        open = !ended;
-        if ended {
-            line.clear();
-        }
-    }
-}
 
 /// The program broke the protocol; the whole check stops (exit 2).
 #[derive(Clone, Debug, PartialEq)]
@@ -199,12 +75,6 @@ impl Default for Timeouts {
     }
 }
 
-enum Line {
-    Text(String),
-    TooLong,
-    Closed,
-}
-
 /// A request written and not yet answered.
 struct Pending {
     id: u64,
@@ -212,11 +82,6 @@ struct Pending {
     /// When the request reached the writer thread; `None` while it waits in the outbox.
     sent: Option<Instant>,
 }
-
-/// How long the reader waits, after a read, while replies are still due: they gather in the
-/// pipe meanwhile and one read takes many. A program answers each request with its own write,
-/// and waking for each would cost the checker more than the program spends answering.
-const GATHER: Duration = Duration::from_micros(150);
 
 /// How many bytes of requests wait in the outbox before they go to the program even though
 /// nothing waits for a reply yet.
@@ -571,73 +436,6 @@ fn describe_command(command: &Command) -> String {
     let mut words = vec![command.get_program().to_string_lossy().into_owned()];
     words.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
     printable(&words.join(" ")).into_owned()
-}
-
-/// Writes each batch of request lines as it comes: one write for many requests.
-fn write_lines(mut stdin: impl Write, batches: Receiver<Vec<u8>>) {
-    while let Ok(batch) = batches.recv() {
-        if stdin
-            .write_all(&batch)
-            .and_then(|()| stdin.flush())
-            .is_err()
-        {
-            return;
-        }
-    }
-}
-
-/// Reads stdout, never holding more than [`MAX_LINE`] bytes of one line, and passes on the
-/// complete lines of each read together, stamped with when they arrived.
-fn read_lines(stdout: impl Read, send: Sender<(Instant, Vec<Line>)>, due: &AtomicUsize) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut line = Vec::new();
-    loop {
-        let chunk = match reader.fill_buf() {
-            Ok([]) | Err(_) => {
-                let _ = send.send((Instant::now(), vec![Line::Closed]));
-                return;
-            }
-            Ok(chunk) => chunk,
-        };
-        let at = Instant::now();
-        let mut batch = Vec::new();
-        let mut rest = chunk;
-        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
-            line.extend_from_slice(&rest[..end]);
-            rest = &rest[end + 1..];
-            if line.len() > MAX_LINE {
-                break;
-            }
-            let text = String::from_utf8_lossy(&line)
-                .trim_end_matches('\r')
-                .to_owned();
-            line.clear();
-            batch.push(Line::Text(text));
-        }
-        if line.len() <= MAX_LINE {
-            line.extend_from_slice(rest);
-        }
-        let consumed = chunk.len();
-        reader.consume(consumed);
-        let too_long = line.len() > MAX_LINE;
-        if too_long {
-            batch.push(Line::TooLong);
-        }
-        let lines = batch.len();
-        // Counted as in before they are handed on, so whoever has read them sees them counted.
-        // Saturating: a program may print a line no request asked for.
-        let before = due
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |d| {
-                Some(d.saturating_sub(lines))
-            })
-            .unwrap_or(0);
-        if !batch.is_empty() && send.send((at, batch)).is_err() || too_long {
-            return;
-        }
-        if before > lines {
-            std::thread::sleep(GATHER);
-        }
-    }
 }
 
 #[cfg(test)]

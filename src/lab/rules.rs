@@ -6,6 +6,11 @@
 use super::script::{Script, Step, TokenOf};
 use super::seed::Rule;
 
+mod leases;
+mod ownership;
+mod storage;
+mod tokens;
+
 /// The smallest step of a script's clock: 1/8 s. Times on it are exact in binary, so a lease's
 /// end is the same whether a student compares `now < expires_at` or `now - granted_at <
 /// lease_seconds`, and only the rule decides.
@@ -81,298 +86,43 @@ fn held_by(name: &'static str, client: &'static str) -> [Step; 2] {
     [acquire(name, other), holder(name)]
 }
 
-/// Every aspect of `rule`'s named check, each with its paths.
+/// One path for each of `ends`, after `prefix`.
+fn paths(prefix: Vec<Step>, ends: &[Step]) -> Aspect {
+    ends.iter()
+        .map(|end| script([prefix.clone(), vec![end.clone()]].concat()))
+        .collect()
+}
+
+/// A script on the constructor's default settings.
+fn defaulted(steps: Vec<Step>) -> Script {
+    Script::new(None, None, steps)
+}
+
+/// Every aspect of `rule`'s named check, each with its paths; each family of rules in a file.
 pub fn aspects_of(rule: Rule) -> Vec<Aspect> {
-    use Step::{Advance, ToExpiry};
-    use TokenOf::{Holders, Own, OwnEarlier};
-    let paths = |prefix: Vec<Step>, ends: &[Step]| -> Aspect {
-        ends.iter()
-            .map(|end| script([prefix.clone(), vec![end.clone()]].concat()))
-            .collect()
-    };
-    let defaulted = |steps: Vec<Step>| Script::new(None, None, steps);
     match rule {
-        Rule::NewStartsOver => vec![vec![Script {
-            repeat: true,
-            ..script(vec![
-                holder("file"),
-                read("file"),
-                highest("file"),
-                acquire("file", C1),
-                Step::Write {
-                    key: "file",
-                    value: "a",
-                    token: Own,
-                },
-                Advance(1.0),
-                holder("file"),
-                read("file"),
-                highest("file"),
-            ])
-        }]],
-        Rule::Defaults => vec![
-            // The first token, and the expiry the lease reports.
-            vec![defaulted(vec![acquire("file", C1)])],
-            // The settings may be given, as the defaults' own values.
-            vec![script(vec![acquire("file", C1)])],
-            // Live at 9.5 s, free at 10.5 s, seen by acquire or by holder.
-            vec![
-                defaulted(vec![acquire("file", C1), Advance(9.5), acquire("file", C2)]),
-                defaulted(vec![acquire("file", C1), Advance(9.5), holder("file")]),
-            ],
-            vec![
-                defaulted(vec![
-                    acquire("file", C1),
-                    Advance(10.5),
-                    acquire("file", C2),
-                ]),
-                defaulted(vec![acquire("file", C1), Advance(10.5), holder("file")]),
-            ],
-        ],
-        // A lease of 4 s, not the default 10: the length given is the one that counts.
-        Rule::LeaseLive => vec![
-            vec![Script::new(
-                Some(4.0),
-                Some(1),
-                vec![
-                    Advance(3.0),
-                    acquire("file", C1),
-                    Advance(2.0),
-                    acquire("file", C2),
-                ],
-            )],
-            vec![Script::new(
-                Some(4.0),
-                Some(1),
-                vec![
-                    Advance(3.0),
-                    acquire("file", C1),
-                    Advance(5.0),
-                    acquire("file", C2),
-                ],
-            )],
-        ],
-        Rule::ExpiryBoundary => {
-            let boundary = |offset, end: Step| {
-                Script::new(
-                    Some(2.5),
-                    Some(1),
-                    vec![Advance(1.0), acquire("file", C1), ToExpiry { offset }, end],
-                )
-            };
-            vec![
-                vec![
-                    boundary(-GRID, acquire("file", C2)),
-                    boundary(-GRID, holder("file")),
-                ],
-                vec![
-                    boundary(0.0, acquire("file", C2)),
-                    boundary(0.0, holder("file")),
-                ],
-            ]
-        }
-        Rule::OneCounter => vec![
-            vec![Script::new(
-                Some(10.0),
-                Some(7),
-                vec![
-                    acquire("file", C1),
-                    acquire("log", C2),
-                    acquire("other", C3),
-                ],
-            )],
-            after_client_1(vec![acquire("file", C1)], vec![acquire("file", C2)])
-                .into_iter()
-                .map(|s| Script {
-                    first_token: Some(7),
-                    ..s
-                })
-                .collect(),
-            // The same client, asking again once its lease is over, gets the next token too.
-            after_client_1(vec![acquire("file", C1)], vec![acquire("file", C1)])
-                .into_iter()
-                .map(|s| Script {
-                    first_token: Some(7),
-                    ..s
-                })
-                .collect(),
-        ],
-        Rule::RefusedAcquireNoToken => {
-            let refused = vec![
-                acquire("file", C1),
-                acquire("file", C2),
-                acquire("file", C3),
-            ];
-            let mut paths = after_client_1(refused.clone(), vec![acquire("file", C2)]);
-            paths.push(script([refused, vec![acquire("log", C2)]].concat()));
-            vec![paths]
-        }
-        Rule::HolderAcquireNone => vec![vec![script(vec![
-            acquire("file", C1),
-            Advance(5.0),
-            acquire("file", C1),
-            Advance(1.0),
-            acquire("file", C1),
-        ])]],
-        Rule::RenewKeepsToken => {
-            let renewed = vec![
-                acquire("file", C1),
-                Advance(4.0),
-                renew(C1, Own),
-                Advance(2.0),
-                renew(C1, Own),
-            ];
-            // The next grant shows whether the renews used tokens up.
-            let mut next = vec![
-                script([renewed.clone(), vec![Advance(100.0), acquire("file", C2)]].concat()),
-                script([renewed.clone(), vec![release(C1, Own), acquire("file", C2)]].concat()),
-            ];
-            next.push(script([renewed.clone(), vec![acquire("log", C2)]].concat()));
-            vec![vec![script(renewed)], next]
-        }
-        Rule::RenewExtendsFromNow => {
-            let renewed = vec![acquire("file", C1), Advance(4.0), renew(C1, Own)];
-            vec![
-                // Still live just before the new expiry...
-                paths(
-                    [renewed.clone(), vec![Advance(9.5)]].concat(),
-                    &held_by("file", C1),
-                ),
-                // ...and free just after it.
-                paths(
-                    [renewed, vec![Advance(10.5)]].concat(),
-                    &[acquire("file", C2), holder("file")],
-                ),
-            ]
-        }
-        Rule::ExpiredNoRenew => vec![vec![script(vec![
-            acquire("file", C1),
-            Advance(30.0),
-            renew(C1, Own),
-        ])]],
-        Rule::LateRenew => vec![
-            // Another client, with the holder's token.
-            vec![script(vec![acquire("file", C1), renew(C2, Holders)])],
-            // The caller's own older token, against its newer grant.
-            after_client_1(
-                vec![acquire("file", C1)],
-                vec![acquire("file", C1), renew(C1, OwnEarlier)],
-            ),
-            // The caller's token, its lease over, against another client's lock.
-            after_client_1(
-                vec![acquire("file", C1)],
-                vec![acquire("file", C2), renew(C1, Own)],
-            ),
-        ],
-        Rule::ReleaseFrees => {
-            let released = vec![acquire("file", C1), Advance(2.0), release(C1, Own)];
-            vec![
-                vec![script([released.clone(), vec![holder("file")]].concat())],
-                vec![script([released, vec![acquire("file", C2)]].concat())],
-            ]
-        }
-        Rule::ExpiredNoRelease => vec![vec![script(vec![
-            acquire("file", C1),
-            Advance(30.0),
-            release(C1, Own),
-        ])]],
-        Rule::LateRelease => {
-            let observe = |steps: Vec<Step>, holder_now: &'static str| -> Aspect {
-                held_by("file", holder_now)
-                    .iter()
-                    .map(|end| script([steps.clone(), vec![end.clone()]].concat()))
-                    .collect()
-            };
-            let mut newer = Vec::new();
-            for s in after_client_1(vec![acquire("file", C1)], vec![acquire("file", C1)]) {
-                newer.extend(observe(
-                    [s.steps, vec![release(C1, OwnEarlier)]].concat(),
-                    C1,
-                ));
-            }
-            let mut others = Vec::new();
-            for s in after_client_1(vec![acquire("file", C1)], vec![acquire("file", C2)]) {
-                others.extend(observe([s.steps, vec![release(C1, Own)]].concat(), C2));
-            }
-            vec![
-                // Someone else's live lock, with its holder's token.
-                observe(vec![acquire("file", C1), release(C3, Holders)], C1),
-                newer,
-                others,
-            ]
-        }
-        Rule::Holder => vec![
-            vec![script(vec![holder("other")])],
-            vec![script(vec![
-                acquire("file", C1),
-                holder("file"),
-                Advance(9.5),
-                holder("file"),
-            ])],
-            vec![script(vec![
-                acquire("file", C1),
-                Advance(10.5),
-                holder("file"),
-            ])],
-        ],
-        Rule::WriteAccepts => vec![
-            vec![script(vec![
-                write("file", "one", 1),
-                read("file"),
-                highest("file"),
-                write("file", "two", 2),
-                read("file"),
-                highest("file"),
-            ])],
-            // Every accepted write updates the value, one with the key's own highest token too.
-            vec![script(vec![
-                write("file", "one", 1),
-                write("file", "again", 1),
-                read("file"),
-            ])],
-        ],
-        Rule::WriteEqualToken => vec![vec![script(vec![
-            write("file", "first", 1),
-            write("file", "second", 1),
-            read("file"),
-            write("file", "third", 2),
-            write("file", "fourth", 2),
-            read("file"),
-        ])]],
-        // The verdict alone: what a rejected write leaves is rejected-changes-nothing's.
-        Rule::WriteStaleRejected => vec![vec![script(vec![
-            write("file", "client 2's data", 2),
-            write("file", "client 1's data", 1),
-        ])]],
-        Rule::RejectedChangesNothing => vec![vec![script(vec![
-            write("file", "five", 5),
-            highest("file"),
-            write("file", "three", 3),
-            read("file"),
-            highest("file"),
-            write("file", "four", 4),
-        ])]],
-        Rule::PerKey => vec![vec![script(vec![
-            write("file", "five", 5),
-            write("log", "one", 1),
-            highest("log"),
-            highest("file"),
-            read("log"),
-            write("log", "two", 2),
-        ])]],
-        Rule::NeverWritten => vec![vec![script(vec![
-            read("log"),
-            highest("log"),
-            write("file", "five", 5),
-            read("log"),
-            highest("log"),
-        ])]],
-        // Judged by the experiment before the checks (profile.rs); these paths show, where it
-        // could not be run, that a lease still ends when the clock says.
-        Rule::ClockOnly => vec![paths(
-            vec![acquire("file", C1), Advance(5000.0)],
-            &[acquire("file", C2), holder("file")],
-        )],
+        Rule::NewStartsOver => leases::new_starts_over(),
+        Rule::Defaults => leases::defaults(),
+        Rule::LeaseLive => leases::lease_live(),
+        Rule::ExpiryBoundary => leases::expiry_boundary(),
+        Rule::ClockOnly => leases::clock_only(),
+        Rule::OneCounter => tokens::one_counter(),
+        Rule::RefusedAcquireNoToken => tokens::refused_acquire_no_token(),
+        Rule::HolderAcquireNone => tokens::holder_acquire_none(),
+        Rule::RenewKeepsToken => tokens::renew_keeps_token(),
+        Rule::RenewExtendsFromNow => ownership::renew_extends_from_now(),
+        Rule::ExpiredNoRenew => ownership::expired_no_renew(),
+        Rule::LateRenew => ownership::late_renew(),
+        Rule::ReleaseFrees => ownership::release_frees(),
+        Rule::ExpiredNoRelease => ownership::expired_no_release(),
+        Rule::LateRelease => ownership::late_release(),
+        Rule::Holder => ownership::who_holds(),
+        Rule::WriteAccepts => storage::write_accepts(),
+        Rule::WriteEqualToken => storage::write_equal_token(),
+        Rule::WriteStaleRejected => storage::write_stale_rejected(),
+        Rule::RejectedChangesNothing => storage::rejected_changes_nothing(),
+        Rule::PerKey => storage::per_key(),
+        Rule::NeverWritten => storage::never_written(),
     }
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::lab::explore::Bounds;
 use crate::lab::testing::{Mistake, Student};
 use crate::lab::wire::{Reply, Request};
 

@@ -1,4 +1,6 @@
+use super::simplify::simpler;
 use super::*;
+use crate::lab::script::play;
 use crate::lab::seed::Rule;
 use crate::lab::testing::{Mistake, Student};
 

@@ -1,4 +1,6 @@
+use super::planning::{resolve, round_ms, Grants};
 use super::*;
+use crate::lab::judge::Profile;
 use crate::lab::testing::{Mistake, Student};
 
 fn acquire(name: &'static str, client: &'static str) -> Step {

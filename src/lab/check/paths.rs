@@ -1,0 +1,174 @@
+//! From a difference found on a path to its verdict: confirmed a grid step later, shrunk, and
+//! charged to its rule or left not judged because another rule broke first.
+
+use super::outcome::{Failure, Verdict};
+use super::UNSTABLE;
+use crate::lab::explore::{self, Shrunk};
+use crate::lab::judge::Profile;
+use crate::lab::program::ProtocolError;
+use crate::lab::rules;
+use crate::lab::script::{play, Mismatch, Scope, Script, Subject};
+use crate::lab::seed::Rule;
+use crate::sim::text::counted;
+
+/// One path of a rule's check: passed, failed on this rule, or not judged because another rule
+/// broke first (confirmed on its minimal case).
+pub(super) fn path_verdict(
+    rule: Rule,
+    script: &Script,
+    subject: &mut dyn Subject,
+    profile: Profile,
+    replay: &str,
+) -> Result<Verdict, ProtocolError> {
+    let scope = Scope::Only(rule);
+    let Some(found) = play(script, scope, subject, profile)? else {
+        return Ok(Verdict::Passed);
+    };
+    let fails = |m: &Mismatch| m.rule() == rule || m.divergence.not_implemented.is_some();
+    let (script, found) = confirm(script.clone(), found, scope, subject, profile)?;
+    let any = |_: &Mismatch| true;
+    let keep: &dyn Fn(&Mismatch) -> bool = if fails(&found) { &fails } else { &any };
+    Ok(
+        match explore::shrink(script, found, scope, keep, subject, profile)? {
+            Shrunk::Minimal(s, m) => {
+                let (s, m) = confirm(s, m, scope, subject, profile)?;
+                if fails(&m) {
+                    let mut f = failure(&m, &s, replay.to_owned());
+                    // A method still to write fails the check it is needed by.
+                    f.rule = rule;
+                    Verdict::Failed(f)
+                } else {
+                    Verdict::NotJudged {
+                        rule: m.rule(),
+                        because: breaks_first(&m),
+                    }
+                }
+            }
+            Shrunk::Unstable(s, m) if rule == Rule::NewStartsOver => {
+                let mut f = failure(&m, &s, replay.to_owned());
+                f.note = Some(UNSTABLE.into());
+                Verdict::Failed(f)
+            }
+            Shrunk::Unstable(..) => Verdict::NotJudged {
+                rule: unstable_rule(profile),
+                because: UNSTABLE.into(),
+            },
+        },
+    )
+}
+
+/// One path on a fresh program that keeps state across `new`: judged as first played.
+pub(super) fn fresh_path_verdict(
+    rule: Rule,
+    script: &Script,
+    subject: &mut dyn Subject,
+    profile: Profile,
+    replay: &str,
+) -> Result<Verdict, ProtocolError> {
+    Ok(match play(script, Scope::Only(rule), subject, profile)? {
+        None => Verdict::Passed,
+        Some(m) if m.rule() == rule || m.divergence.not_implemented.is_some() => {
+            let mut f = failure(&m, script, replay.to_owned());
+            f.rule = rule;
+            Verdict::Failed(f)
+        }
+        Some(m) => Verdict::NotJudged {
+            rule: m.rule(),
+            because: breaks_first(&m),
+        },
+    })
+}
+
+/// A difference charged to the expiry boundary is played again one grid step (1/8 s) later:
+/// if the call still differs there, the boundary was not the cause, and the later case (with its
+/// own rule) is the one to show, its times still on the grid.
+pub(super) fn confirm(
+    script: Script,
+    found: Mismatch,
+    scope: Scope,
+    subject: &mut dyn Subject,
+    profile: Profile,
+) -> Result<(Script, Mismatch), ProtocolError> {
+    if found.rule() != Rule::ExpiryBoundary || found.steps_played == 0 {
+        return Ok((script, found));
+    }
+    let mut later = script.clone();
+    later.steps.insert(
+        found.steps_played - 1,
+        crate::lab::script::Step::Advance(rules::GRID),
+    );
+    // Every rule counts here: a step later the call may differ on another rule's account.
+    let _ = scope;
+    match play(&later, Scope::All, subject, profile)? {
+        Some(m) if m.steps_played == found.steps_played + 1 => Ok((later, m)),
+        _ => Ok((script, found)),
+    }
+}
+
+/// What a rule's check plays.
+pub(super) fn scope_of(rule: Rule) -> String {
+    let aspects = rules::aspects_of(rule);
+    let paths: usize = aspects.iter().map(Vec::len).sum();
+    let steps = counted(rules::steps_of(rule) as u64, "step", "steps");
+    if paths == 1 {
+        steps
+    } else {
+        format!("{steps} on {paths} paths")
+    }
+}
+
+/// The rule a program whose answers change between plays is charged to.
+pub(super) fn unstable_rule(profile: Profile) -> Rule {
+    if profile.clock_ignored {
+        Rule::ClockOnly
+    } else {
+        Rule::NewStartsOver
+    }
+}
+
+/// "step 3, acquire(file, client-2), breaks lease-live first".
+pub(super) fn breaks_first(m: &Mismatch) -> String {
+    let call = m
+        .transcript
+        .last()
+        .map(|p| crate::lab::wire::one_line(&p.request.call()))
+        .unwrap_or_default();
+    format!(
+        "step {}, {call}, breaks {} first",
+        m.steps_played.max(1),
+        m.rule()
+    )
+}
+
+pub(super) fn failure(m: &Mismatch, script: &Script, replay: String) -> Box<Failure> {
+    Box::new(Failure {
+        rule: m.rule(),
+        transcript: m.lines(),
+        expected: m.divergence.expected.clone(),
+        hint: m.divergence.hint.clone(),
+        note: None,
+        replay,
+        watch: None,
+        chaos_seed: None,
+        played: m.transcript.clone(),
+        lease_seconds: script.lease_seconds.unwrap_or(crate::DEFAULT_LEASE_SECONDS),
+        first_token: script.first_token.unwrap_or(crate::DEFAULT_FIRST_TOKEN),
+        not_implemented: m.divergence.not_implemented.clone(),
+    })
+}
+
+pub(super) fn shrunk_note(script: &Script) -> String {
+    format!(
+        "shrunk: no call can go, and simpler names, clients, tokens, lease and clock moves were \
+         tried; lease {}, first token {}",
+        script
+            .lease_seconds
+            .map_or("10.0 s (the default)".into(), |l| format!(
+                "{} s",
+                crate::lab::wire::fmt_time(l)
+            )),
+        script
+            .first_token
+            .map_or("1 (the default)".into(), |t| t.to_string())
+    )
+}

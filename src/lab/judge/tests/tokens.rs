@@ -1,0 +1,67 @@
+//! A grant's token against the seed's: charged to the counter rule it breaks.
+
+use super::*;
+
+/// A wrong token is charged by what the counter did since the last grant.
+#[test]
+fn a_grants_token_is_charged_to_the_counter_rule_it_breaks() {
+    let at = |setup: &[Request], have: u64, lease: Option<f64>| {
+        rule_of(charge(
+            lease,
+            setup,
+            acquire("client-3"),
+            lease_reply(have),
+            None,
+            PLAIN,
+        ))
+    };
+    fn lease_reply(token: u64) -> Reply {
+        Reply::Lease(Some(LeaseReply::new(token, None)))
+    }
+    // The first grant: the default first token, or the one given.
+    assert_eq!(at(&[], 0, None), Some(Rule::Defaults));
+    assert_eq!(at(&[], 2, Some(10.0)), Some(Rule::OneCounter));
+    let not_honoured = Profile {
+        first_token_honoured: false,
+        ..PLAIN
+    };
+    assert_eq!(
+        rule_of(charge(
+            None,
+            &[],
+            acquire("c"),
+            lease_reply(0),
+            None,
+            not_honoured
+        )),
+        Some(Rule::OneCounter),
+        "a first token ignored when given is no default's fault"
+    );
+    // After a grant and a refused acquire, a token too high used one up.
+    let refused_one = [acquire("client-1"), acquire("client-2"), clock(30.0)];
+    assert_eq!(
+        at(&refused_one, 3, Some(10.0)),
+        Some(Rule::RefusedAcquireNoToken)
+    );
+    // After a renew, a token too high: the renew used one.
+    let renewed = [acquire("client-1"), renew("client-1", 1), clock(30.0)];
+    assert_eq!(at(&renewed, 3, Some(10.0)), Some(Rule::RenewKeepsToken));
+    // A token handed out again, or a number skipped with nothing to explain it.
+    let granted = [acquire("client-1"), clock(30.0)];
+    assert_eq!(at(&granted, 1, Some(10.0)), Some(Rule::OneCounter));
+    assert_eq!(at(&granted, 5, Some(10.0)), Some(Rule::OneCounter));
+    assert_eq!(at(&refused_one, 1, Some(10.0)), Some(Rule::OneCounter));
+    let d = charge(
+        Some(10.0),
+        &refused_one,
+        acquire("client-3"),
+        lease_reply(3),
+        None,
+        PLAIN,
+    );
+    assert_eq!(
+        d.unwrap().expected,
+        "the seed gives token 2: one counter for the whole service: the next integer after the \
+         last grant (a refused acquire uses no token)"
+    );
+}
