@@ -2,7 +2,7 @@
 //! switches (fencing, check), and the seed's verdict on a student's call (`Differs`).
 
 use super::{only_main, write_reason, Labels, Tone};
-use crate::sim::event::{outcome_word, Event, EventKind, Vocab};
+use crate::sim::event::{Event, EventKind, Vocab};
 use crate::sim::text::printable;
 use crate::sim::time::fmt_seconds;
 use crate::Outcome;
@@ -65,6 +65,15 @@ pub(super) fn line(event: &Event, vocab: &Vocab) -> String {
             printable(seed)
         ),
         _ => unreachable!("not a write, a verdict or a storage switch"),
+    }
+}
+
+/// The verdict as one word: accepted, REJECTED, CORRUPTED DATA!
+fn outcome_word(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Accepted => "accepted",
+        Outcome::Rejected => "REJECTED",
+        Outcome::Corrupted => "CORRUPTED DATA!",
     }
 }
 
