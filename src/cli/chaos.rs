@@ -8,7 +8,7 @@ use super::args::{ChaosArgs, CheckChoice, Format};
 use super::report::{counts, settings_without_seed, stream, summary_json};
 use super::Failure;
 use crate::sim::text::counted;
-use crate::sim::{Keep, Scenario, Setup, Stats, World};
+use crate::sim::{Keep, Ms, Scenario, Setup, Stats, World};
 use crate::FenceCheck;
 
 /// The built-in chaos scenario with the command line's lease and length.
@@ -25,16 +25,7 @@ fn scenario(args: &ChaosArgs) -> Arc<Scenario> {
 
 /// Runs `chaos`; exit 1 only when the seed's rule (fencing on, per-key) accepted a stale write.
 pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> {
-    if let Some(name) = match args.format {
-        Format::Markdown => Some("markdown"),
-        Format::Svg => Some("svg"),
-        Format::Cast => Some("cast"),
-        Format::Text | Format::Json => None,
-    } {
-        return Err(Failure::usage(format!(
-            "--format {name} is for `fencing-lab run`; chaos prints text or json"
-        )));
-    }
+    refuse_pictures(args.format)?;
     let scenario = scenario(args);
     let (fencing, check) = match args.check {
         CheckChoice::One(FenceCheck::Unchecked) => (false, FenceCheck::PerKey),
@@ -77,36 +68,7 @@ pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> 
         return Ok(verdict(seed_rule_on, stats.corruptions, args, out)?);
     }
 
-    let mut totals = [Stats::default(); 4];
-    let mut failing_seed = None;
-    for k in 0..args.runs {
-        let seed = args.seed.wrapping_add(k);
-        let keep = if args.check == CheckChoice::All {
-            Keep::EveryCheck
-        } else {
-            Keep::Counts
-        };
-        let mut world = World::new(&setup(seed), &[], keep);
-        world.advance_to(scenario.end, &[]);
-        if args.check == CheckChoice::All {
-            for (total, check) in totals.iter_mut().zip(FenceCheck::ALL) {
-                total.add(world.mirror(check).1);
-            }
-            if world.mirror(FenceCheck::PerKey).1.corruptions > 0 && failing_seed.is_none() {
-                failing_seed = Some(seed);
-            }
-            continue;
-        }
-        let stats = *world.stats();
-        if seed_rule_on && stats.corruptions > 0 && failing_seed.is_none() {
-            failing_seed = Some(seed);
-        }
-        totals[0].add(&stats);
-        match args.format {
-            Format::Json => writeln!(out, "{}", summary_json(&world, scenario.end))?,
-            _ => writeln!(out, "seed {seed}: {}", counts(&stats))?,
-        }
-    }
+    let (totals, failing_seed) = play_seeds(out, args, scenario.end, seed_rule_on, &setup)?;
     if args.check == CheckChoice::All {
         check_table(out, args, &totals)?;
     } else if args.format == Format::Text {
@@ -130,6 +92,64 @@ pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> 
         }
         _ => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// Chaos prints text or JSON; the pictures are `run`'s.
+fn refuse_pictures(format: Format) -> Result<(), Failure> {
+    if let Some(name) = match format {
+        Format::Markdown => Some("markdown"),
+        Format::Svg => Some("svg"),
+        Format::Cast => Some("cast"),
+        Format::Text | Format::Json => None,
+    } {
+        return Err(Failure::usage(format!(
+            "--format {name} is for `fencing-lab run`; chaos prints text or json"
+        )));
+    }
+    Ok(())
+}
+
+/// Plays each of `args.runs` seeds to `end`, printing a line a seed unless every check is
+/// compared: the totals (one per check with `--check all`, else the first) and the first seed
+/// whose seed rule accepted a stale write.
+fn play_seeds(
+    out: &mut impl Write,
+    args: &ChaosArgs,
+    end: Ms,
+    seed_rule_on: bool,
+    setup: &impl Fn(u64) -> Setup,
+) -> Result<([Stats; 4], Option<u64>), Failure> {
+    let mut totals = [Stats::default(); 4];
+    let mut failing_seed = None;
+    for k in 0..args.runs {
+        let seed = args.seed.wrapping_add(k);
+        let keep = if args.check == CheckChoice::All {
+            Keep::EveryCheck
+        } else {
+            Keep::Counts
+        };
+        let mut world = World::new(&setup(seed), &[], keep);
+        world.advance_to(end, &[]);
+        if args.check == CheckChoice::All {
+            for (total, check) in totals.iter_mut().zip(FenceCheck::ALL) {
+                total.add(world.mirror(check).1);
+            }
+            if world.mirror(FenceCheck::PerKey).1.corruptions > 0 && failing_seed.is_none() {
+                failing_seed = Some(seed);
+            }
+            continue;
+        }
+        let stats = *world.stats();
+        if seed_rule_on && stats.corruptions > 0 && failing_seed.is_none() {
+            failing_seed = Some(seed);
+        }
+        totals[0].add(&stats);
+        match args.format {
+            Format::Json => writeln!(out, "{}", summary_json(&world, end))?,
+            _ => writeln!(out, "seed {seed}: {}", counts(&stats))?,
+        }
+    }
+    Ok((totals, failing_seed))
 }
 
 fn verdict(

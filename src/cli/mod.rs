@@ -235,20 +235,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             record,
             replay,
         }) => open_ui(&scenario, &world, record, replay),
-        Some(Command::Systems) => {
-            let mut out = stdout.lock();
-            out.write_all(systems_text(80).as_bytes())?;
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Some(Command::List) => {
-            let mut out = stdout.lock();
-            for scenario in Scenario::all_built_in() {
-                writeln!(out, "{:<14} {}", scenario.name, scenario.title)?;
-            }
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Command::Systems) => systems(&mut stdout.lock()),
+        Some(Command::List) => list(&mut stdout.lock()),
         Some(Command::Run {
             scenario,
             world,
@@ -269,56 +257,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 hide_idle,
                 size,
             };
-            if format != Format::Json {
-                let what = match format {
-                    Format::Text => "run",
-                    Format::Markdown => "run --format markdown",
-                    Format::Svg => "run --format svg",
-                    _ => "run --format cast",
-                };
-                let runs = if compare { 2 } else { 1 };
-                within_reach(
-                    &scenario,
-                    until,
-                    runs,
-                    what,
-                    format == Format::Text,
-                    "--until",
-                    &world,
-                )?;
-            }
-            export::check_options(&pictures, &world)?;
-            if matches!(format, Format::Svg | Format::Cast) {
-                let mut out = io::BufWriter::new(stdout.lock());
-                export::draw(&mut out, &scenario, &world, &pictures)?;
-                out.flush()?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            let (setup, fault) = setup_with_impl(&scenario, &world)?;
-            let until = until.unwrap_or(setup.scenario.end);
-            let mut out = io::BufWriter::new(stdout.lock());
-            let streamed = match format {
-                // Events and nothing else: printed as they happen, in memory bounded by a second
-                // of them, for any scenario.
-                Format::Json => true,
-                // A chaos run can be long: its events are printed as they happen.
-                Format::Text => setup.scenario.chaos.is_some(),
-                _ => false,
-            };
-            if streamed {
-                report::stream(&mut out, &setup, until, format == Format::Json)?;
-            } else {
-                let session = Session::played_to(setup, until);
-                match format {
-                    Format::Text => report::transcript(&mut out, &session)?,
-                    Format::Json => report::json_stream(&mut out, &session)?,
-                    Format::Markdown => report::handout(&mut out, &session)?,
-                    Format::Svg | Format::Cast => unreachable!("drawn above"),
-                }
-            }
-            out.flush()?;
-            self::lab::fault_of(&fault)?;
-            Ok(ExitCode::SUCCESS)
+            run_scenario(&stdout, &scenario, &world, &pictures)
         }
         Some(Command::Lab {
             command: args::LabCommand::Init { language, dir, ci },
@@ -360,22 +299,108 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             size,
             world,
             compare,
-        }) => {
-            within_reach(&scenario, at, 1, "frame", false, "--at", &world)?;
-            let (setup, fault) = setup_with_impl(&scenario, &world)?;
-            let at = match at {
-                Some(at) => at,
-                None => report::key_moment(&Session::played_to(setup.clone(), setup.scenario.end)),
-            };
-            // The same app a cast ends on, so its last frame is this screen.
-            let app = crate::pictures::steps::app_at(setup, at, tui::Theme::plain(), compare);
-            let mut out = stdout.lock();
-            write!(out, "{}", tui::render_text(&app, size.0, size.1))?;
-            out.flush()?;
-            self::lab::fault_of(&fault)?;
-            Ok(ExitCode::SUCCESS)
+        }) => frame(&stdout, &scenario, at, size, &world, compare),
+    }
+}
+
+/// `systems`: the table of real systems' words for the token.
+fn systems(out: &mut impl Write) -> Result<ExitCode, Failure> {
+    out.write_all(systems_text(80).as_bytes())?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `list`: the built-in scenarios, a line each.
+fn list(out: &mut impl Write) -> Result<ExitCode, Failure> {
+    for scenario in Scenario::all_built_in() {
+        writeln!(out, "{:<14} {}", scenario.name, scenario.title)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `run`: a scenario as a transcript, JSON, a handout, a diagram or a cast.
+fn run_scenario(
+    stdout: &io::Stdout,
+    scenario: &str,
+    world: &WorldArgs,
+    pictures: &export::PictureArgs,
+) -> Result<ExitCode, Failure> {
+    let (format, until, compare) = (pictures.format, pictures.until, pictures.compare);
+    if format != Format::Json {
+        let what = match format {
+            Format::Text => "run",
+            Format::Markdown => "run --format markdown",
+            Format::Svg => "run --format svg",
+            _ => "run --format cast",
+        };
+        let runs = if compare { 2 } else { 1 };
+        within_reach(
+            scenario,
+            until,
+            runs,
+            what,
+            format == Format::Text,
+            "--until",
+            world,
+        )?;
+    }
+    export::check_options(pictures, world)?;
+    if matches!(format, Format::Svg | Format::Cast) {
+        let mut out = io::BufWriter::new(stdout.lock());
+        export::draw(&mut out, scenario, world, pictures)?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (setup, fault) = setup_with_impl(scenario, world)?;
+    let until = until.unwrap_or(setup.scenario.end);
+    let mut out = io::BufWriter::new(stdout.lock());
+    let streamed = match format {
+        // Events and nothing else: printed as they happen, in memory bounded by a second
+        // of them, for any scenario.
+        Format::Json => true,
+        // A chaos run can be long: its events are printed as they happen.
+        Format::Text => setup.scenario.chaos.is_some(),
+        _ => false,
+    };
+    if streamed {
+        report::stream(&mut out, &setup, until, format == Format::Json)?;
+    } else {
+        let session = Session::played_to(setup, until);
+        match format {
+            Format::Text => report::transcript(&mut out, &session)?,
+            Format::Json => report::json_stream(&mut out, &session)?,
+            Format::Markdown => report::handout(&mut out, &session)?,
+            Format::Svg | Format::Cast => unreachable!("drawn above"),
         }
     }
+    out.flush()?;
+    self::lab::fault_of(&fault)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `frame`: one screen of the UI as text, at `at` or the run's key moment.
+fn frame(
+    stdout: &io::Stdout,
+    scenario: &str,
+    at: Option<crate::sim::Ms>,
+    size: (u16, u16),
+    world: &WorldArgs,
+    compare: bool,
+) -> Result<ExitCode, Failure> {
+    within_reach(scenario, at, 1, "frame", false, "--at", world)?;
+    let (setup, fault) = setup_with_impl(scenario, world)?;
+    let at = match at {
+        Some(at) => at,
+        None => report::key_moment(&Session::played_to(setup.clone(), setup.scenario.end)),
+    };
+    // The same app a cast ends on, so its last frame is this screen.
+    let app = crate::pictures::steps::app_at(setup, at, tui::Theme::plain(), compare);
+    let mut out = stdout.lock();
+    write!(out, "{}", tui::render_text(&app, size.0, size.1))?;
+    out.flush()?;
+    self::lab::fault_of(&fault)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 pub(crate) fn open_ui(

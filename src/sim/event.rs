@@ -465,15 +465,6 @@ pub fn judge_name(judge: Judge) -> &'static str {
     }
 }
 
-/// The verdict as one word: accepted, REJECTED, CORRUPTED DATA!
-pub fn outcome_word(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Accepted => "accepted",
-        Outcome::Rejected => "REJECTED",
-        Outcome::Corrupted => "CORRUPTED DATA!",
-    }
-}
-
 impl Event {
     /// The event as one JSON object (see `docs/events.md`).
     pub fn to_json(&self, vocab: &Vocab) -> Value {
@@ -486,10 +477,17 @@ impl Event {
         if let Some(lock) = self.kind.lock() {
             obj.insert("lock".into(), json!(vocab.lock(lock)));
         }
-        let mut put = |k: &str, v: Value| {
+        self.kind.put_fields(&mut |k: &str, v: Value| {
             obj.insert(k.into(), v);
-        };
-        match &self.kind {
+        });
+        Value::Object(obj)
+    }
+}
+
+impl EventKind {
+    /// The JSON fields of this kind of event, after the `t`, `event`, `client` and `lock` all share.
+    fn put_fields(&self, put: &mut impl FnMut(&str, Value)) {
+        match self {
             EventKind::Grant {
                 token, expires_at, ..
             }
@@ -533,19 +531,7 @@ impl Event {
             } => {
                 put("key", json!(key));
                 put("value", json!(value));
-                put("token", json!(verdict.token));
-                put("accepted", json!(verdict.accepted));
-                put("highest", json!(verdict.key_highest));
-                put("check", json!(judge_name(verdict.judge)));
-                put("compared", json!(verdict.comparison()));
-                put(
-                    "outcome",
-                    json!(match verdict.outcome() {
-                        Outcome::Accepted => "accepted",
-                        Outcome::Rejected => "rejected",
-                        Outcome::Corrupted => "corrupted",
-                    }),
-                );
+                put_verdict(verdict, put);
                 put("lease_live", json!(lease_live));
                 if let Some(sent_at) = sent_at {
                     put("sent_at", json!(seconds(*sent_at)));
@@ -585,8 +571,24 @@ impl Event {
                 put("rule", json!(rule));
             }
         }
-        Value::Object(obj)
     }
+}
+
+/// A write's verdict as JSON fields: who judged, what it compared, and how it came out.
+fn put_verdict(verdict: &Verdict, put: &mut impl FnMut(&str, Value)) {
+    put("token", json!(verdict.token));
+    put("accepted", json!(verdict.accepted));
+    put("highest", json!(verdict.key_highest));
+    put("check", json!(judge_name(verdict.judge)));
+    put("compared", json!(verdict.comparison()));
+    put(
+        "outcome",
+        json!(match verdict.outcome() {
+            Outcome::Accepted => "accepted",
+            Outcome::Rejected => "rejected",
+            Outcome::Corrupted => "corrupted",
+        }),
+    );
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 //! to a `.toml` file of the same form works too and is validated with errors naming file, line
 //! and field (see `docs/scenarios.md`).
 //!
-//! [`parse`] reads a file into these types, every limit checked; [`built_in`] holds the lessons
-//! compiled in.
+//! [`parse`] reads a file into these types, every limit checked, each `[[beat]]` by [`beats`]
+//! and each field by the shared checks of [`fields`]; [`built_in`] holds the lessons compiled in.
 
 use std::fmt;
 
@@ -15,7 +15,9 @@ use super::text::printable;
 use super::time::Ms;
 use crate::FenceCheck;
 
+mod beats;
 mod built_in;
+mod fields;
 mod parse;
 
 /// How many clients every scenario has.

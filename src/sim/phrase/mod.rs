@@ -1,0 +1,184 @@
+//! The words for each event, in one place: the transcript's line, the caption's sentence and the
+//! diagram's labels, each through the vocabulary of the system in force (`--as`). A new event, or
+//! a new way of saying one, is a change to this folder alone; the views only place the words.
+//!
+//! Each family of events has its phrase table, a file holding the three readings side by side:
+//! [`grants`] (grants, refused acquires, expiries), [`renewals`] (renewals and releases),
+//! [`writes`] (writes, their verdicts and the storage's switches), [`faults`] (pauses, crashes,
+//! a write the network holds) and [`clock`] (the service's clock). `Table::of` says which table
+//! speaks for a kind; this file keeps the public face and what every table shares.
+
+mod clock;
+mod faults;
+mod grants;
+mod renewals;
+mod writes;
+
+use super::event::{Event, EventKind, Vocab};
+use crate::{Outcome, Verdict};
+
+/// How a sentence should look: colour and weight follow what it says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tone {
+    Plain,
+    Rejected,
+    Corrupted,
+    Question,
+}
+
+/// Why a client cannot act just now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Away {
+    /// Frozen in a GC pause.
+    Frozen,
+    /// Down after a crash.
+    Down,
+}
+
+/// What the lesson knows around an event that its caption tells: whether the lecturer caused
+/// it, and whether the client it names (or the holder a refusal names) is away.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Around {
+    /// The lecturer injected it (a pause, a crash, a delay).
+    pub injected: bool,
+    /// The event's own client.
+    pub client: Option<Away>,
+    /// The holder a refused acquire names.
+    pub holder: Option<Away>,
+}
+
+impl Event {
+    /// The event as a line of the transcript and the event log (no time, no trailing period),
+    /// in `vocab`'s words.
+    pub fn describe(&self, vocab: &Vocab) -> String {
+        vocab.say_owned(plain_line(self, vocab))
+    }
+}
+
+/// The phrase table that speaks for an event kind: one arm a kind, so the compiler asks a new
+/// kind for its table.
+#[derive(Clone, Copy)]
+enum Table {
+    Grants,
+    Renewals,
+    Writes,
+    Faults,
+    Clock,
+}
+
+impl Table {
+    fn of(kind: &EventKind) -> Table {
+        match kind {
+            EventKind::Grant { .. }
+            | EventKind::AcquireRefused { .. }
+            | EventKind::Expire { .. } => Table::Grants,
+            EventKind::Renew { .. }
+            | EventKind::RenewRefused { .. }
+            | EventKind::Release { .. }
+            | EventKind::ReleaseRefused { .. } => Table::Renewals,
+            EventKind::Write { .. }
+            | EventKind::Corruption { .. }
+            | EventKind::Fencing { .. }
+            | EventKind::Check { .. }
+            | EventKind::Differs { .. } => Table::Writes,
+            EventKind::Pause { .. }
+            | EventKind::Resume { .. }
+            | EventKind::Crash { .. }
+            | EventKind::Restart { .. }
+            | EventKind::Send { .. } => Table::Faults,
+            EventKind::ClockJump { .. } => Table::Clock,
+        }
+    }
+}
+
+fn plain_line(event: &Event, vocab: &Vocab) -> String {
+    match Table::of(&event.kind) {
+        Table::Grants => grants::line(event, vocab),
+        Table::Renewals => renewals::line(event, vocab),
+        Table::Writes => writes::line(event, vocab),
+        Table::Faults => faults::line(event, vocab),
+        Table::Clock => clock::line(event),
+    }
+}
+
+/// Why the storage answered a write as it did. Under a system that hands out no token the
+/// storage never sees a number, so the reason names none: the grant numbers are the lesson's own.
+pub(crate) fn write_reason(verdict: &Verdict, key: &str, vocab: &Vocab) -> String {
+    match vocab.system {
+        Some(system) if !system.has_token => {
+            let nothing = format!(
+                "no check: {} gives the storage no number to compare",
+                system.name
+            );
+            match verdict.outcome() {
+                Outcome::Corrupted => format!(
+                    "{nothing}, so it let an old lease's write land on data written under a later one"
+                ),
+                _ => nothing,
+            }
+        }
+        _ => verdict.reason(key),
+    }
+}
+
+/// The event as a sentence of the caption, with its priority (lower: more important) and its
+/// tone; `None` for an event the caption leaves to another (a corruption is its write's).
+pub fn caption(event: &Event, vocab: &Vocab, around: Around) -> Option<(u8, String, Tone)> {
+    plain_caption(event, vocab, around)
+        .map(|(priority, text, tone)| (priority, vocab.say_owned(text), tone))
+}
+
+fn plain_caption(event: &Event, vocab: &Vocab, around: Around) -> Option<(u8, String, Tone)> {
+    match Table::of(&event.kind) {
+        Table::Grants => Some(grants::caption(event, vocab, around)),
+        Table::Renewals => Some(renewals::caption(event, vocab)),
+        Table::Writes => writes::caption(event, vocab),
+        Table::Faults => Some(faults::caption(event, vocab, around)),
+        Table::Clock => Some(clock::caption(event)),
+    }
+}
+
+/// The diagram's words for an event, each a list of forms from the longest to the shortest
+/// (the diagram shows the longest that fits).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Labels {
+    /// At the event's own place: beside the client, the lock or the switch.
+    pub main: Vec<String>,
+    /// A write's verdict, above the storage.
+    pub verdict: Vec<String>,
+    /// A rise of the key's highest token, below the storage.
+    pub highest: Vec<String>,
+}
+
+/// The diagram's labels of an event.
+pub fn labels(event: &Event, vocab: &Vocab) -> Labels {
+    let mut labels = plain_labels(event, vocab);
+    // A system with no token gives the storage nothing to keep a highest of.
+    if vocab.system.is_some_and(|s| !s.has_token) {
+        labels.highest.clear();
+    }
+    for list in [&mut labels.main, &mut labels.verdict, &mut labels.highest] {
+        for text in list.iter_mut() {
+            *text = vocab.say(text);
+        }
+    }
+    labels
+}
+
+fn plain_labels(event: &Event, vocab: &Vocab) -> Labels {
+    match Table::of(&event.kind) {
+        Table::Grants => grants::labels(event, vocab),
+        Table::Renewals => renewals::labels(event),
+        Table::Writes => writes::labels(event),
+        Table::Faults => faults::labels(event),
+        Table::Clock => clock::labels(event),
+    }
+}
+
+/// Labels at the event's own place only, in these forms.
+fn only_main(forms: &[String]) -> Labels {
+    Labels {
+        main: forms.to_vec(),
+        ..Labels::default()
+    }
+}
