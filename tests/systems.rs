@@ -272,7 +272,7 @@ fn a_system_with_no_token_has_no_fenced_run_in_the_page_or_the_diagram() {
             let text = common::html_text(body);
             assert!(
                 text.contains(&format!(
-                    "As {}: no fencing token, so the storage checks nothing",
+                    "As {}: no token, so the storage checks nothing",
                     system.name
                 )),
                 "{what}: the run's heading"
@@ -291,6 +291,14 @@ fn a_system_with_no_token_has_no_fenced_run_in_the_page_or_the_diagram() {
                 let text = text.split("</text>").next().unwrap_or_default();
                 if let Some(claim) = claims_order(text) {
                     panic!("{what}: the diagram says {claim:?}: {text}");
+                }
+                // No short number that reads as a token ("c1 t3", "t3?").
+                for word in text.split_whitespace() {
+                    let core = word.trim_end_matches([',', ':', '?']);
+                    let short_token = core
+                        .strip_prefix('t')
+                        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+                    assert!(!short_token, "{what}: the diagram says {word}: {text}");
                 }
             }
         }

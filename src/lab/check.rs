@@ -108,10 +108,7 @@ pub fn run_on(
     };
     let mut outcomes = Vec::new();
     let mut error = None;
-    let prepared = run.prepare();
-    if let Err(e) = &prepared {
-        error = Some(e.sentence.clone());
-    }
+    let prepared = run.prepare().map_err(|e| error = Some(e.sentence)).ok();
     for check in checks {
         let outcome = match &prepared {
             _ if run.deadline_passed() => {
@@ -120,9 +117,7 @@ pub fn run_on(
                 }
                 not_run(check, "the check ran out of time before it")
             }
-            _ if error.is_some() => not_run(check, "the program stopped answering before it"),
-            Err(_) => unreachable!("a failed preparation is an error"),
-            Ok(prepared) => {
+            Some(prepared) if error.is_none() => {
                 starting(check);
                 match run.check(check, prepared) {
                     Ok(outcome) => outcome,
@@ -137,6 +132,7 @@ pub fn run_on(
                     }
                 }
             }
+            _ => not_run(check, "the program stopped answering before it"),
         };
         decided(&outcome);
         outcomes.push(outcome);
@@ -402,11 +398,11 @@ impl Run<'_> {
         let replay = self.replay(check);
         let any = |_: &Mismatch| true;
         let program = self.program();
-        let (script, found) = confirm(script, found, Scope::All, program, profile)?;
+        let (script, found) = confirm(script, found, program, profile)?;
         let shrunk = explore::shrink(script, found, Scope::All, &any, program, profile)?;
         Ok(Verdict::Failed(match shrunk {
             Shrunk::Minimal(s, m) => {
-                let (s, m) = confirm(s, m, Scope::All, program, profile)?;
+                let (s, m) = confirm(s, m, program, profile)?;
                 let mut f = failure(&m, &s, replay);
                 f.note = Some(shrunk_note(&s));
                 f

@@ -171,6 +171,35 @@ impl Vocab {
         out
     }
 
+    /// A diagram's short forms in this vocabulary. Under a system with no token a short number
+    /// (`t3`) reads as a token the storage could order, so it is dropped, its punctuation kept
+    /// ("renew t1: refused" is "renew: refused"), and a form left with no word is dropped.
+    pub fn short_forms(&self, forms: Vec<String>) -> Vec<String> {
+        if self.system.is_none_or(|s| s.has_token) {
+            return forms;
+        }
+        let mut kept: Vec<String> = Vec::new();
+        for form in forms {
+            let mut words: Vec<String> = Vec::new();
+            for word in form.split(' ') {
+                let core = word.trim_end_matches([',', ':', '?']);
+                let number = core
+                    .strip_prefix('t')
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+                if !number {
+                    words.push(word.to_owned());
+                } else if let Some(last) = words.last_mut() {
+                    last.push_str(&word[core.len()..]);
+                }
+            }
+            let form = words.join(" ");
+            if form.chars().any(char::is_alphanumeric) && !kept.contains(&form) {
+                kept.push(form);
+            }
+        }
+        kept
+    }
+
     /// A lesson's own sentence (a scripted caption, a title, a question) in this vocabulary.
     /// Under a system with no token it also loses its claims that the numbers are ordered:
     /// such a system hands out no number that rises, and the grant numbers are the lesson's own.

@@ -25,13 +25,13 @@ pub(super) fn path_verdict(
         return Ok(Verdict::Passed);
     };
     let fails = |m: &Mismatch| m.rule() == rule || m.divergence.not_implemented.is_some();
-    let (script, found) = confirm(script.clone(), found, scope, subject, profile)?;
+    let (script, found) = confirm(script.clone(), found, subject, profile)?;
     let any = |_: &Mismatch| true;
     let keep: &dyn Fn(&Mismatch) -> bool = if fails(&found) { &fails } else { &any };
     Ok(
         match explore::shrink(script, found, scope, keep, subject, profile)? {
             Shrunk::Minimal(s, m) => {
-                let (s, m) = confirm(s, m, scope, subject, profile)?;
+                let (s, m) = confirm(s, m, subject, profile)?;
                 if fails(&m) {
                     let mut f = failure(&m, &s, replay.to_owned());
                     // A method still to write fails the check it is needed by.
@@ -85,7 +85,6 @@ pub(super) fn fresh_path_verdict(
 pub(super) fn confirm(
     script: Script,
     found: Mismatch,
-    scope: Scope,
     subject: &mut dyn Subject,
     profile: Profile,
 ) -> Result<(Script, Mismatch), ProtocolError> {
@@ -98,7 +97,6 @@ pub(super) fn confirm(
         crate::lab::script::Step::Advance(rules::GRID),
     );
     // Every rule counts here: a step later the call may differ on another rule's account.
-    let _ = scope;
     match play(&later, Scope::All, subject, profile)? {
         Some(m) if m.steps_played == found.steps_played + 1 => Ok((later, m)),
         _ => Ok((script, found)),

@@ -147,7 +147,7 @@ fn settings(setup: &Setup, vocab: &Vocab) -> String {
             printable(who)
         ),
         (None, Some(system)) if !system.has_token => format!(
-            "{} has no fencing token, so the storage has nothing to check",
+            "{} has no token, so the storage has nothing to check",
             system.name
         ),
         (None, _) => vocab.say(&format!(
@@ -155,10 +155,9 @@ fn settings(setup: &Setup, vocab: &Vocab) -> String {
             setup.check.rule()
         )),
     };
-    // In the system's words the lease and its numbers; the system's own lack of a token, and the
-    // tool's title, as they are.
+    // In the system's words the lease and its numbers; the system's own lack of a token as it is.
     format!(
-        "{}; {judged}. A lesson of fencing-lab: why a lease lock needs fencing tokens.",
+        "{}; {judged}. A lesson of fencing-lab, on lease locks and fencing.",
         vocab.say(&format!(
             "lease {} s, first token {}",
             fmt_seconds(scenario.lease_ms),
@@ -219,7 +218,7 @@ fn run_section(
         )
     } else if let Some(system) = setup.system.filter(|s| !s.has_token) {
         format!(
-            "As {}: no fencing token, so the storage checks nothing",
+            "As {}: no token, so the storage checks nothing",
             system.name
         )
     } else if setup.fencing {

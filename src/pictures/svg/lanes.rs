@@ -79,11 +79,11 @@ impl Svg {
                             fmt_seconds(stop)
                         )),
                         paint: format!("fill=\"{LIVE}\""),
-                        words: vec![
+                        words: vocab.short_forms(vec![
                             vocab.say(&format!("{lock}{client}, token {token}")),
                             format!("{lock}c{} t{token}", client.number()),
                             format!("t{token}"),
-                        ],
+                        ]),
                         tone: Tone::OnLive,
                         need: Need::Want(2),
                     },
@@ -131,7 +131,10 @@ impl Svg {
                             "{client} holds token {token}, and the lock service agrees, {from} to {to} s"
                         )),
                         paint: format!("fill=\"{LIVE}\""),
-                        words: vec![vocab.say(&format!("token {token}")), format!("t{token}")],
+                        words: vocab.short_forms(vec![
+                            vocab.say(&format!("token {token}")),
+                            format!("t{token}"),
+                        ]),
                         tone: Tone::OnLive,
                         need: Need::Want(3),
                     }
@@ -148,11 +151,11 @@ impl Svg {
                             "{client} believes it holds token {token}, but that lease is gone, {from} to {to} s"
                         )),
                         paint: format!("fill=\"url(#{}stripes)\" stroke=\"{STALE}\"", self.id),
-                        words: vec![
+                        words: vocab.short_forms(vec![
                             vocab.say(&format!("believes token {token}: lease gone")),
                             format!("believes t{token}"),
                             format!("t{token}?"),
-                        ],
+                        ]),
                         tone: Tone::OnStale,
                         need: Need::Want(2),
                     }

@@ -162,6 +162,7 @@ pub fn labels(event: &Event, vocab: &Vocab) -> Labels {
             *text = vocab.say(text);
         }
     }
+    labels.main = vocab.short_forms(labels.main);
     labels
 }
 
