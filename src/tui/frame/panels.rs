@@ -104,6 +104,11 @@ pub(super) fn lock_panel(app: &App, world: &World) -> LockPanelData {
     let next = match world.next_token() {
         // With no token nothing is numbered: there is no next one to tell.
         _ if !tokens => None,
+        // A system that numbers every change gives its next number to whatever changes next (a
+        // release, a lease's end), not always to the next grant: say where the store stands.
+        NextToken::Is(t) if vocab.system.is_some_and(|s| s.numbering.is_some()) => {
+            Some(format!("at {} {}", vocab.token, t.saturating_sub(1)))
+        }
         NextToken::Is(t) => Some(format!("next {} {t}", vocab.token)),
         NextToken::NoneLeft => Some(vocab.say("no tokens left")),
         // A student's service does not say which token it grants next.
