@@ -371,15 +371,27 @@ fn legend_line(drawn: &BTreeSet<char>, room: usize) -> String {
             .position(|&g| g == glyph)
             .unwrap_or(usize::MAX)
     };
-    let mut kept = items;
+    let mut kept = items.clone();
+    let mut dropped = Vec::new();
     while kept.len() > 1 {
         let worst = (0..kept.len())
             .max_by_key(|&i| rank(kept[i].0))
             .unwrap_or(0);
-        kept.remove(worst);
-        let text = line(&kept, true);
-        if width(&text) <= room {
-            return text;
+        dropped.push(kept.remove(worst));
+        if width(&line(&kept, true)) <= room {
+            // A shorter one dropped before may fit in the room a longer one left: back in its
+            // place, the most needed first.
+            for item in dropped.into_iter().rev() {
+                let mut with: Vec<(char, &str)> = items
+                    .iter()
+                    .copied()
+                    .filter(|i| kept.contains(i) || *i == item)
+                    .collect();
+                if width(&line(&with, true)) <= room {
+                    std::mem::swap(&mut kept, &mut with);
+                }
+            }
+            return line(&kept, kept.len() < items.len());
         }
     }
     String::new()
@@ -423,5 +435,13 @@ mod tests {
         assert!(width(&line) <= 76, "{line}");
         let all = legend_line(&drawn, 500);
         assert!(!all.contains("more"), "{all}");
+    }
+
+    #[test]
+    fn a_short_entry_dropped_early_comes_back_into_the_room_a_long_one_left() {
+        let drawn: BTreeSet<char> = ['=', '/', '~', '✓'].into_iter().collect();
+        let room = width(" ~ GC  ✓ accepted · press ? for more ");
+        let line = legend_line(&drawn, room);
+        assert_eq!(line, " ~ GC  ✓ accepted · press ? for more ");
     }
 }
