@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use common::zoo::{build, can_run, has, lab_dir, require, zoo, Edit, Entry};
 use fencing_lab::lab::check::{self, CheckId, Plan, Report, Verdict};
 use fencing_lab::lab::{remote, report, Rule, Target, Timeouts, DEFAULT_TIMEOUT};
-use fencing_lab::sim::event::Vocab;
+use fencing_lab::sim::Vocab;
 use fencing_lab::sim::{Keep, Scenario, Setup, World};
 use serde_json::Value;
 

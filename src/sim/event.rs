@@ -4,8 +4,9 @@ use std::fmt;
 
 use serde_json::{json, Map, Value};
 
-use super::systems::System;
 use super::time::{seconds, Ms};
+pub use super::vocab::LockId;
+use super::vocab::Vocab;
 use crate::{Judge, LeaseError, Outcome, Verdict};
 
 /// One of the three simulated clients (0-based inside, "client-1".. outside).
@@ -53,20 +54,6 @@ impl fmt::Display for ClientId {
     }
 }
 
-/// One of a scenario's locks, by its place in the scenario's list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct LockId(pub u8);
-
-impl LockId {
-    /// The scenario's first (often only) lock.
-    pub const FIRST: LockId = LockId(0);
-
-    /// Its place in the scenario's list.
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
 /// Why a renew or release was refused: the library's reason, or what another implementation said.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Refusal {
@@ -93,186 +80,6 @@ impl fmt::Display for Refusal {
             Refusal::Said(message) => write!(f, "the implementation said: {message}"),
         }
     }
-}
-
-/// How the lesson names things: the scenario's locks and the word for a fencing token (a real
-/// system's name for it, with `--as`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Vocab {
-    /// The locks' names, by [`LockId`].
-    pub locks: Vec<String>,
-    /// "token", or a real system's word ("revision").
-    pub token: &'static str,
-    /// The real system the lesson speaks as (`--as`), if any.
-    pub system: Option<&'static System>,
-}
-
-impl Vocab {
-    /// The plain vocabulary for these locks.
-    pub fn plain(locks: &[String]) -> Vocab {
-        Vocab::of(locks, None)
-    }
-
-    /// The vocabulary for these locks, in a real system's words when `system` is given.
-    pub fn of(locks: &[String], system: Option<&'static System>) -> Vocab {
-        Vocab {
-            locks: locks.to_vec(),
-            token: system.map_or("token", |s| s.word),
-            system,
-        }
-    }
-
-    /// The name of `lock`.
-    pub fn lock(&self, lock: LockId) -> &str {
-        self.locks.get(lock.index()).map_or("lock", String::as_str)
-    }
-
-    /// `text` in this vocabulary: "fencing token", "token" and "tokens" become the system's
-    /// word ("revision"), whole words only. Plain text is returned as it is.
-    pub fn say(&self, text: &str) -> String {
-        if self.token == "token" {
-            return text.to_owned();
-        }
-        self.relabel(text)
-    }
-
-    /// [`Vocab::say`] for text already owned: plain text is handed back without a copy.
-    pub fn say_owned(&self, text: String) -> String {
-        if self.token == "token" {
-            return text;
-        }
-        self.relabel(&text)
-    }
-
-    fn relabel(&self, text: &str) -> String {
-        let word = self.token;
-        let mut out = String::with_capacity(text.len() + 16);
-        let mut rest = text;
-        while let Some(i) = find_word(rest, "token") {
-            let (before, after) = rest.split_at(i);
-            // "fencing token" is one name: the system's word replaces both, and begins with a
-            // capital where either word did ("Fencing tokens only go up").
-            let (before, capital) = match before.strip_suffix("fencing ") {
-                Some(before) => (before, after.starts_with('T')),
-                None => match before.strip_suffix("Fencing ") {
-                    Some(before) => (before, true),
-                    None => (before, after.starts_with('T')),
-                },
-            };
-            out.push_str(before);
-            let mut replacement = word.to_owned();
-            if capital {
-                replacement[..1].make_ascii_uppercase();
-            }
-            out.push_str(&replacement);
-            rest = &after["token".len()..];
-        }
-        out.push_str(rest);
-        out
-    }
-
-    /// A diagram's short forms in this vocabulary. Under a system with no token a short number
-    /// (`t3`) reads as a token the storage could order, so it is dropped, its punctuation kept
-    /// ("renew t1: refused" is "renew: refused"), and a form left with no word is dropped.
-    pub fn short_forms(&self, forms: Vec<String>) -> Vec<String> {
-        if self.system.is_none_or(|s| s.has_token) {
-            return forms;
-        }
-        let mut kept: Vec<String> = Vec::new();
-        for form in forms {
-            let mut words: Vec<String> = Vec::new();
-            for word in form.split(' ') {
-                let core = word.trim_end_matches([',', ':', '?']);
-                let number = core
-                    .strip_prefix('t')
-                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-                if !number {
-                    words.push(word.to_owned());
-                } else if let Some(last) = words.last_mut() {
-                    last.push_str(&word[core.len()..]);
-                }
-            }
-            let form = words.join(" ");
-            if form.chars().any(char::is_alphanumeric) && !kept.contains(&form) {
-                kept.push(form);
-            }
-        }
-        kept
-    }
-
-    /// A lesson's own sentence (a scripted caption, a title, a question) in this vocabulary.
-    /// Under a system with no token it also loses its claims that the numbers are ordered:
-    /// such a system hands out no number that rises, and the grant numbers are the lesson's own.
-    pub fn say_script(&self, text: &str) -> String {
-        let said = self.say(text);
-        match self.system {
-            Some(system) if !system.has_token => without_order_claims(&said, self.token),
-            _ => said,
-        }
-    }
-}
-
-/// Words that say one number is above another, or that numbers only go up.
-const ORDER_WORDS: [&str; 12] = [
-    "higher", "highest", "lower", "newer", "older", "above", "below", " < ", " > ", ">=", "<=",
-    "only go",
-];
-
-/// `text` without its claims that `word`s are ordered: a system with no token hands out no
-/// number that rises, so "gets grant 2: every grant gets a higher grant than any before" keeps
-/// only "gets grant 2". A sentence's clause (after its last colon or comma before the claim)
-/// goes; a sentence that is all claim goes whole.
-fn without_order_claims(text: &str, word: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for sentence in text.split_inclusive(". ") {
-        let lower = sentence.to_ascii_lowercase();
-        let claim = ORDER_WORDS
-            .iter()
-            .filter_map(|w| lower.find(w))
-            .min()
-            .filter(|_| find_word(sentence, word).is_some());
-        let Some(at) = claim else {
-            out.push_str(sentence);
-            continue;
-        };
-        let cut = sentence[..at].rfind([':', ',', ';']);
-        if let Some(cut) = cut.filter(|&c| find_word(&sentence[..c], word).is_some()) {
-            out.push_str(&sentence[..cut]);
-            // A closing reference ("(section 2.2)") is no claim and stays.
-            let end = sentence.trim_end().trim_end_matches('.');
-            if let Some(open) = end.rfind(" (").filter(|_| end.ends_with(')')) {
-                out.push_str(&end[open..]);
-            }
-            out.push_str(if sentence.ends_with(". ") { ". " } else { "." });
-        }
-    }
-    out
-}
-
-/// Where `word` (either case of its first letter) starts as a whole word in `text`, plural
-/// included ("tokens").
-fn find_word(text: &str, word: &str) -> Option<usize> {
-    let lower = text.to_ascii_lowercase();
-    let mut from = 0;
-    while let Some(found) = lower[from..].find(word) {
-        let i = from + found;
-        let before_ok = lower[..i]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !c.is_alphanumeric() && c != '_');
-        let after = &lower[i + word.len()..];
-        // One plural "s" at most, then the word must end.
-        let after = after.strip_prefix('s').unwrap_or(after);
-        let after_ok = after
-            .chars()
-            .next()
-            .is_none_or(|c| !c.is_alphanumeric() && c != '_');
-        if before_ok && after_ok {
-            return Some(i);
-        }
-        from = i + word.len();
-    }
-    None
 }
 
 /// One thing that happened at time `t`.

@@ -7,7 +7,8 @@
 //!
 //! 1. [`text`], [`time`], [`systems`], [`files`]: printable text, plurals; milliseconds and the
 //!    one time format; what real systems call the fencing token; files written whole.
-//! 2. [`event`]: clients, locks and the event stream.
+//! 2. [`vocab`], [`event`]: how the lesson names locks and tokens (in a real system's words with
+//!    `--as`); clients, locks and the event stream.
 //! 3. [`phrase`]: the words for each event, in one place: the transcript's line, the caption's
 //!    sentence and the diagram's labels, in the vocabulary of the system in force.
 //! 4. [`scenario`]: lesson scripts and their validation (pure data).
@@ -29,6 +30,8 @@ pub mod text;
 pub mod time;
 
 pub mod event;
+
+pub mod vocab;
 
 pub(crate) mod phrase;
 
@@ -58,7 +61,7 @@ pub mod board;
 
 pub use backend::{built_in, Backend, BackendFactory, LockApi, NextToken, StorageApi};
 pub use client::{Activity, Belief, Client};
-pub use event::{ClientId, Event, EventKind, LockId, Refusal, Vocab};
+pub use event::{ClientId, Event, EventKind, LockId, Refusal};
 pub use history::{Fate, History, Keep, LaneState, LockSpan, Mark, MarkKind, Span};
 pub use input::{Input, InputKind};
 pub use lesson::{
@@ -71,4 +74,5 @@ pub use scenario::{
 };
 pub use session::Session;
 pub use time::{fmt_seconds, seconds, to_ms, Ms};
+pub use vocab::Vocab;
 pub use world::{LiveLease, Setup, Stats, World};

@@ -10,10 +10,11 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::event::{Event, Vocab};
+use super::event::Event;
 use super::scenario::{Scenario, Variant};
 use super::session::Session;
 use super::time::Ms;
+use super::vocab::Vocab;
 use super::world::Setup;
 
 mod belief;

@@ -2,8 +2,9 @@
 //! network holds.
 
 use super::{only_main, Around, Labels, Tone};
-use crate::sim::event::{Event, EventKind, Vocab};
+use crate::sim::event::{Event, EventKind};
 use crate::sim::time::fmt_seconds;
+use crate::sim::vocab::Vocab;
 
 pub(super) fn line(event: &Event, vocab: &Vocab) -> String {
     let word = vocab.token;

@@ -1,8 +1,9 @@
 //! A lease begins and ends: a grant, a refused acquire, an expiry.
 
 use super::{only_main, Around, Away, Labels, Tone};
-use crate::sim::event::{Event, EventKind, LockId, Vocab};
+use crate::sim::event::{Event, EventKind, LockId};
 use crate::sim::time::fmt_service_seconds;
+use crate::sim::vocab::Vocab;
 
 pub(super) fn line(event: &Event, vocab: &Vocab) -> String {
     let word = vocab.token;

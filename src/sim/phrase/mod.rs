@@ -14,7 +14,8 @@ mod grants;
 mod renewals;
 mod writes;
 
-use super::event::{Event, EventKind, Vocab};
+use super::event::{Event, EventKind};
+use super::vocab::Vocab;
 use crate::{Outcome, Verdict};
 
 /// How a sentence should look: colour and weight follow what it says.

@@ -1,8 +1,9 @@
 //! A holder keeps or gives back its lease: renewals and releases, done or refused.
 
 use super::{only_main, Labels, Tone};
-use crate::sim::event::{Event, EventKind, Refusal, Vocab};
+use crate::sim::event::{Event, EventKind, Refusal};
 use crate::sim::time::fmt_service_seconds;
+use crate::sim::vocab::Vocab;
 use crate::LeaseError;
 
 pub(super) fn line(event: &Event, vocab: &Vocab) -> String {

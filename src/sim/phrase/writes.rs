@@ -2,9 +2,10 @@
 //! switches (fencing, check), and the seed's verdict on a student's call (`Differs`).
 
 use super::{only_main, write_reason, Labels, Tone};
-use crate::sim::event::{Event, EventKind, Vocab};
+use crate::sim::event::{Event, EventKind};
 use crate::sim::text::printable;
 use crate::sim::time::fmt_seconds;
+use crate::sim::vocab::Vocab;
 use crate::Outcome;
 
 pub(super) fn line(event: &Event, vocab: &Vocab) -> String {
