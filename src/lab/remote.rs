@@ -50,7 +50,7 @@ pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
     };
     // Which run last spoke to the program: runs alive at once (a lesson walked while its moments
     // are found) each get the program back in their own state before they speak.
-    let speaker = Arc::new(AtomicU64::new(0));
+    let speaker = Arc::new(AtomicU64::new(u64::MAX));
     let runs = Arc::new(AtomicU64::new(0));
     Arc::new(move |scenario: &Scenario, _check: FenceCheck| {
         let language = program
@@ -68,7 +68,7 @@ pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
             granted: BTreeMap::new(),
             now: 0.0,
             lease_seconds: scenario.lease_seconds,
-            run: runs.fetch_add(1, Ordering::Relaxed) + 1,
+            run: runs.fetch_add(1, Ordering::Relaxed),
             speaker: Arc::clone(&speaker),
             said: Vec::new(),
         })));
@@ -109,7 +109,7 @@ struct Shadow {
     now: f64,
     lease_seconds: f64,
     /// This run's number among the factory's runs, and the number of the run that last spoke to
-    /// the program.
+    /// the program (none yet: `u64::MAX`).
     run: u64,
     speaker: Arc<AtomicU64>,
     /// Every request this run sent, from its `new`: replayed to the program when another run

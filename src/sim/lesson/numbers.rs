@@ -112,5 +112,7 @@ mod tests {
             "orders has seen only 2, so 7 stays"
         );
         assert_eq!(r.apply("lease until 5 s. Day 5"), "lease until 5 s. Day 5");
+        // A decimal is a digit, a point, a digit; a number after another mark is a token's.
+        assert_eq!(r.apply("1<2, 3.5"), "2<4, 3.5");
     }
 }

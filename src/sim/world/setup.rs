@@ -120,6 +120,29 @@ mod tests {
         Arc::new(Scenario::built_in(name).unwrap())
     }
 
+    /// The first grant's number: the scenario's, or under a system that numbers every change
+    /// the one after the number its store made first; a student's code numbers its own.
+    #[test]
+    fn the_first_token_is_the_scenarios_or_the_systems() {
+        let mut scenario = Scenario::built_in("gc-pause").unwrap();
+        scenario.first_token = 40;
+        let setup = Setup::new(Arc::new(scenario));
+        assert_eq!(setup.first_token(), 40);
+        assert_eq!(
+            setup.clone().as_system(find("etcd").unwrap()).first_token(),
+            41
+        );
+        assert_eq!(
+            setup
+                .clone()
+                .as_system(find("hazelcast").unwrap())
+                .first_token(),
+            40
+        );
+        let student = setup.student(crate::sim::backend::built_in(), "labs/ada");
+        assert_eq!(student.first_token(), 40);
+    }
+
     #[test]
     fn another_scenario_keeps_every_setting_of_the_run() {
         let setup = Setup::new(built_in("gc-pause"))
