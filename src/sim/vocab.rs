@@ -196,3 +196,47 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::systems::find;
+
+    fn forms(texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| (*t).to_owned()).collect()
+    }
+
+    #[test]
+    fn short_numbers_go_only_where_the_system_has_no_token() {
+        let locks = ["file-lock".to_owned()];
+        let all = forms(&[
+            "grant 3",
+            "grant t3",
+            "t3",
+            "renew t1: refused",
+            "write t1, delayed",
+            "c1 t3",
+            "believes t1",
+            "t1?",
+            "t12 ends",
+            "at t 2",
+        ]);
+        for vocab in [Vocab::plain(&locks), Vocab::of(&locks, find("etcd"))] {
+            assert_eq!(vocab.short_forms(all.clone()), all);
+        }
+        let redlock = Vocab::of(&locks, find("redlock"));
+        assert_eq!(
+            redlock.short_forms(all),
+            forms(&[
+                "grant 3",
+                "grant",
+                "renew: refused",
+                "write, delayed",
+                "c1",
+                "believes",
+                "ends",
+                "at t 2",
+            ])
+        );
+    }
+}
