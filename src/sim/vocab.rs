@@ -212,6 +212,7 @@ mod tests {
         let all = forms(&[
             "grant 3",
             "grant t3",
+            "grant t4",
             "t3",
             "renew t1: refused",
             "write t1, delayed",
