@@ -184,3 +184,26 @@ fn only_main(forms: &[String]) -> Labels {
         ..Labels::default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::event::{ClientId, LockId};
+
+    /// Labels at an event's own place: a grant's, longest first, in the vocabulary's words.
+    #[test]
+    fn a_grant_is_labelled_at_its_place_longest_first() {
+        let grant = Event {
+            t: 0,
+            kind: EventKind::Grant {
+                client: ClientId::from_number(1).unwrap(),
+                lock: LockId(0),
+                token: 1,
+                expires_at: 10.0,
+            },
+        };
+        let words = labels(&grant, &Vocab::plain(&["file-lock".to_owned()]));
+        assert_eq!(words.main, ["grant, token 1", "grant t1", "token 1", "t1"]);
+        assert!(words.verdict.is_empty() && words.highest.is_empty());
+    }
+}
