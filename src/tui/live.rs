@@ -22,7 +22,7 @@ use super::frame::{
     HeaderData, Holder, KeyRow, LockLines, LockPanelData, LockRow, StorageData, TimelineData,
     EVENTS_DESCRIBED,
 };
-use super::frame::{Field, Flight};
+use super::frame::{flights, Field};
 use super::keys::Hint;
 use super::terminal::{clamped, enter, restore};
 use super::theme::{Role, Theme};
@@ -166,25 +166,7 @@ fn timeline(board: &Board) -> TimelineData<'_> {
             }
         })
         .collect();
-    let flights = board
-        .events()
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Send {
-                client,
-                key,
-                token,
-                deliver_at,
-            } => Some(Flight {
-                client: *client,
-                token: *token,
-                key: key.clone(),
-                sent: e.t,
-                arrives: *deliver_at,
-            }),
-            _ => None,
-        })
-        .collect();
+    let flights = flights(board.events());
     TimelineData {
         now: board.now(),
         end: board.end.max(board.now()),

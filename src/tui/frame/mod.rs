@@ -16,7 +16,7 @@ pub use panels::{
 };
 pub(in crate::tui) use text::event_role;
 pub use text::{duration, CaptionData, EventLine, FooterData, EVENTS_DESCRIBED};
-pub use timeline::{ClientRow, Flight, LockRow, TimelineData};
+pub use timeline::{flights, ClientRow, LockRow, TimelineData};
 
 /// Everything one frame shows.
 pub struct FrameData<'a> {

@@ -3,7 +3,7 @@
 //! redlock`) nothing here numbers a grant.
 
 use crate::sim::lesson::{belief_and_truth, BeliefTruth, Believes, Truth};
-use crate::sim::{ClientId, EventKind, History, LockId, Ms, NextToken, World};
+use crate::sim::{ClientId, Event, EventKind, History, LockId, Ms, NextToken, World};
 use crate::tui::app::App;
 
 use super::text::duration;
@@ -65,7 +65,7 @@ pub(super) fn timeline<'a>(app: &App, world: &'a World) -> TimelineData<'a> {
             })
             .collect(),
         locks: lock_rows(app, world, tokens),
-        flights: flights(world),
+        flights: flights(world.events()),
     }
 }
 
@@ -134,10 +134,10 @@ fn lock_rows(app: &App, world: &World, tokens: bool) -> Vec<LockRow> {
         .collect()
 }
 
-/// Every write sent into the network, for the network lane.
-fn flights(world: &World) -> Vec<Flight> {
-    world
-        .events()
+/// Every write sent into the network, for the network lane (the simulated world's or a live
+/// run's events).
+pub fn flights(events: &[Event]) -> Vec<Flight> {
+    events
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::Send {
