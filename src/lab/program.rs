@@ -5,8 +5,6 @@
 
 use std::collections::VecDeque;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -15,10 +13,12 @@ use crate::sim::text::printable;
 
 mod ending;
 pub mod groups;
+mod pace;
 mod pipes;
 
 use ending::{ended_unreaped, signal_name, Ended};
-use pipes::{read_lines, read_stderr, write_lines, Line};
+use pace::Pace;
+use pipes::{read_stderr, wait, Arrived, Line, Replies, Requests};
 
 /// The longest reply line read; a longer one is a protocol error, not a memory hog.
 pub const MAX_LINE: usize = 1024 * 1024;
@@ -29,9 +29,6 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long a program may take to start and answer `hello`, unless `--startup-timeout` says
 /// otherwise: a JVM or a `node` loading modules takes a second on a busy machine.
 pub const DEFAULT_STARTUP: Duration = Duration::from_secs(10);
-
-/// How long a reply that came in time may wait for the reader thread to pass it on.
-const READER_GRACE: Duration = Duration::from_millis(100);
 
 /// How long a program may take to exit after its last request before it is stopped.
 const LAST_WORDS_WAIT: Duration = Duration::from_millis(500);
@@ -79,8 +76,12 @@ impl Default for Timeouts {
 struct Pending {
     id: u64,
     request: Request,
-    /// When the request reached the writer thread; `None` while it waits in the outbox.
+    /// When the request was flushed; `None` while it waits in the outbox.
     sent: Option<Instant>,
+    /// Where its line ends in the stream of requests, counted in bytes.
+    end: u64,
+    /// When the pipe took its line's last byte, if it has.
+    written: Option<Instant>,
 }
 
 /// How many bytes of requests wait in the outbox before they go to the program even though
@@ -92,17 +93,17 @@ pub struct Program {
     child: Child,
     /// When the whole check must end, and how long it was given (`--deadline`).
     ends: Option<(Instant, Duration)>,
-    /// Batches of request lines for the writer thread; `None` once the program is stopped.
-    stdin: Option<Sender<Vec<u8>>>,
-    /// Request lines not yet handed to the writer: requests go in batches, one hand-over (and
-    /// one write) for many, when a reply is awaited or the batch is large.
+    /// The program's stdin: request bytes flushed and waiting for room in the pipe.
+    stdin: Requests,
+    /// Request lines not yet flushed: requests go in batches, one write for many, when a reply
+    /// is awaited or the batch is large.
     outbox: Vec<u8>,
-    /// Batches of reply lines, each stamped with when it arrived.
-    lines: Receiver<(Instant, Vec<Line>)>,
-    /// Lines of the last batch not yet read.
-    arrived: VecDeque<(Instant, Line)>,
-    /// Replies handed over and not yet read by the reader thread.
-    due: Arc<AtomicUsize>,
+    /// How many bytes of requests were sent, the outbox's included.
+    queued: u64,
+    /// The program's stdout, as lines.
+    replies: Replies,
+    /// When the next read is: a read that leaves replies due lets more gather first.
+    pace: Pace,
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// The thread reading stderr: done once the program has closed it.
     stderr_read: Option<std::thread::JoinHandle<()>>,
@@ -133,25 +134,20 @@ impl Program {
             .spawn()
             .map_err(|e| ProtocolError::new(format!("could not start {shown}: {e}")))?;
         groups::started(child.id());
+        let started = Instant::now();
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
         let stdin = child.stdin.take().expect("piped stdin");
-        let (send, lines) = mpsc::channel();
-        let due = Arc::new(AtomicUsize::new(0));
-        let reader_due = Arc::clone(&due);
-        std::thread::spawn(move || read_lines(stdout, send, &reader_due));
-        let (to_stdin, requests) = mpsc::channel();
-        std::thread::spawn(move || write_lines(stdin, requests));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = Arc::clone(&tail);
         let stderr_read = std::thread::spawn(move || read_stderr(stderr, &keep));
         let mut program = Program {
-            stdin: Some(to_stdin),
+            stdin: Requests::new(stdin),
             outbox: Vec::new(),
+            queued: 0,
             child,
-            lines,
-            arrived: VecDeque::new(),
-            due,
+            replies: Replies::new(stdout, started),
+            pace: Pace::default(),
             stderr: tail,
             stderr_read: Some(stderr_read),
             next_id: 0,
@@ -183,12 +179,16 @@ impl Program {
         }
         let id = self.next_id;
         self.next_id += 1;
+        let before = self.outbox.len();
         request.write_line(id, &mut self.outbox);
         self.outbox.push(b'\n');
+        self.queued += (self.outbox.len() - before) as u64;
         self.pending.push_back(Pending {
             id,
             request: request.clone(),
             sent: None,
+            end: self.queued,
+            written: None,
         });
         if self.outbox.len() >= OUTBOX_BYTES {
             self.flush()?;
@@ -196,48 +196,73 @@ impl Program {
         Ok(())
     }
 
-    /// Hands the outbox to the writer thread; each request's time starts now.
+    /// Hands the outbox to the program's pipe, as much as it takes now and the rest as it makes
+    /// room; each request's time starts once its line is in the pipe.
     pub fn flush(&mut self) -> Result<(), ProtocolError> {
         if self.outbox.is_empty() {
             return Ok(());
         }
-        let batch = std::mem::take(&mut self.outbox);
-        let handing_over = self
-            .pending
-            .iter()
-            .rev()
-            .take_while(|p| p.sent.is_none())
-            .count();
-        // Counted before the program can answer, so the reader never sees a reply not yet due.
-        self.due.fetch_add(handing_over, Ordering::SeqCst);
-        let handed = self
-            .stdin
-            .as_ref()
-            .is_some_and(|stdin| stdin.send(batch).is_ok());
         let now = Instant::now();
-        for pending in self.pending.iter_mut().rev().take(handing_over) {
+        for pending in self.pending.iter_mut().rev() {
+            if pending.sent.is_some() {
+                break;
+            }
             pending.sent = Some(now);
         }
-        if !handed {
+        if !self.stdin.is_open() {
             let (request, id) = self
                 .pending
                 .back()
                 .map(|p| (p.request.clone(), p.id))
                 .expect("a flushed request is pending");
+            self.outbox.clear();
             return Err(self.exited(&request, id));
         }
+        self.stdin.push(&self.outbox);
+        self.outbox.clear();
+        self.write_requests();
         Ok(())
     }
 
-    /// The next reply line, waiting at most `wait` for it.
-    fn next_line(&mut self, wait: Duration) -> Result<(Instant, Line), RecvTimeoutError> {
-        if let Some(line) = self.arrived.pop_front() {
-            return Ok(line);
+    /// Writes what the pipe takes now, and notes when each request's line went in whole.
+    fn write_requests(&mut self) {
+        let before = self.stdin.written;
+        self.stdin.write_now();
+        let written = self.stdin.written;
+        if written == before {
+            return;
         }
-        let (at, batch) = self.lines.recv_timeout(wait)?;
-        self.arrived
-            .extend(batch.into_iter().map(|line| (at, line)));
-        self.arrived.pop_front().ok_or(RecvTimeoutError::Timeout)
+        let now = Instant::now();
+        let first = self.pending.partition_point(|p| p.end <= before);
+        for pending in self.pending.range_mut(first..) {
+            if pending.end > written {
+                break;
+            }
+            pending.written = Some(now);
+        }
+    }
+
+    /// Waits for the next reply line until `until` at most, writing requests as the pipe makes
+    /// room. `due` replies are awaited, this one included.
+    fn next_line(&mut self, until: Instant, due: usize) -> Option<Arrived> {
+        loop {
+            if let Some(line) = self.replies.next() {
+                return Some(line);
+            }
+            self.write_requests();
+            let now = Instant::now();
+            if now >= until {
+                // One last look: a reply may be in the pipe, unread.
+                self.replies.read_now();
+                return self.replies.next();
+            }
+            match self.pace.gathering(now) {
+                Some(gathered) => std::thread::sleep(gathered.min(until) - now),
+                None => wait(self.replies.fd(), self.stdin.waiting(), until),
+            }
+            let came = self.replies.read_now();
+            self.pace.read(Instant::now(), came, due);
+        }
     }
 
     /// How many requests are written and not yet answered.
@@ -257,49 +282,63 @@ impl Program {
             return Err(e.clone());
         }
         self.flush()?;
-        let Some(Pending { id, request, sent }) = self.pending.pop_front() else {
+        let Some(front) = self.pending.front() else {
             return Err(ProtocolError::new("no request is waiting for a reply"));
         };
-        let sent = sent.expect("flushed before a reply is awaited");
+        let (id, request) = (front.id, front.request.clone());
         if self.ends.is_some_and(|(ends, _)| Instant::now() >= ends) {
             return Err(self.out_of_time(&request, id));
         }
-        // The program could start on this request once it was written and the previous one
-        // was answered; its time runs from then.
         let allowed = if id == 0 {
             self.timeouts.startup
         } else {
             self.timeouts.request
         };
-        let deadline = sent.max(self.last_reply) + allowed;
-        // The whole check's deadline cuts a wait short; the request's own time is unchanged.
-        let cut_short = self.ends.filter(|(ends, _)| *ends < deadline);
-        let wait_until = cut_short.map_or(deadline, |(ends, _)| ends);
-        // The reader thread stamps each line as it arrives, and the stamp decides whether it
-        // came in time; the grace only lets a busy reader thread catch up.
-        let wait = wait_until.saturating_duration_since(Instant::now()) + READER_GRACE;
-        let received = match self.next_line(wait) {
-            Ok((at, Line::Text(text))) if at <= deadline => {
-                self.last_reply = at;
+        let arrived = loop {
+            let deadline = self.deadline(allowed);
+            // The whole check's deadline cuts a wait short; the request's own time is unchanged.
+            let cut_short = self.ends.filter(|(ends, _)| *ends < deadline);
+            let wait_until = cut_short.map_or(deadline, |(ends, _)| ends);
+            match self.next_line(wait_until, self.pending.len()) {
+                // Its line went into the pipe late (the pipe was full), so its time runs longer.
+                None if self.deadline(allowed) > deadline => continue,
+                None if cut_short.is_some() => return Err(self.out_of_time(&request, id)),
+                got => break got,
+            }
+        };
+        // A reply counts as in time unless the pipe was seen without it after the deadline.
+        let deadline = self.deadline(allowed);
+        self.pending.pop_front();
+        let received = match arrived {
+            Some(Arrived {
+                earliest,
+                read,
+                line: Line::Text(text),
+            }) if earliest <= deadline => {
+                self.last_reply = read;
                 text
             }
-            Err(RecvTimeoutError::Timeout) if cut_short.is_some() => {
-                return Err(self.out_of_time(&request, id));
-            }
-            Ok((_, Line::Text(_))) | Err(RecvTimeoutError::Timeout) => {
+            Some(Arrived {
+                line: Line::Text(_),
+                ..
+            })
+            | None => {
                 let what = format!(
                     "did not answer within {} s",
                     fmt_time(allowed.as_secs_f64())
                 );
                 return Err(self.fail(&request, id, what));
             }
-            Ok((_, Line::TooLong)) => {
+            Some(Arrived {
+                line: Line::TooLong,
+                ..
+            }) => {
                 let what = format!("replied with a line longer than {} MiB", MAX_LINE >> 20);
                 return Err(self.fail(&request, id, what));
             }
-            Ok((_, Line::Closed)) | Err(RecvTimeoutError::Disconnected) => {
-                return Err(self.exited(&request, id))
-            }
+            Some(Arrived {
+                line: Line::Closed, ..
+            }) => return Err(self.exited(&request, id)),
         };
         let reply = parse_reply(&received, id, &request).map_err(|what| {
             let what = format!("replied '{}', which {what}", shorten(&received));
@@ -307,6 +346,16 @@ impl Program {
         })?;
         self.calls += 1;
         Ok(reply)
+    }
+
+    /// When the reply to the oldest request in flight is due: the program could start on it
+    /// once its line was in the pipe and the reply before it was out.
+    fn deadline(&self, allowed: Duration) -> Instant {
+        let front = self.pending.front().expect("a request is in flight");
+        let from = front.written.or(front.sent);
+        from.expect("flushed before a reply is awaited")
+            .max(self.last_reply)
+            + allowed
     }
 
     /// Sends one request and waits for its reply (with nothing else in flight).
@@ -330,7 +379,7 @@ impl Program {
     /// before the end is never lost to a busy machine. A program that does not exit within
     /// [`LAST_WORDS_WAIT`] is stopped, and the lines read by then are its last.
     pub fn last_words(&mut self) -> Vec<String> {
-        self.stdin = None;
+        self.stdin.close();
         let waited = Instant::now();
         while waited.elapsed() < LAST_WORDS_WAIT {
             if self.exit_status().is_some() {
@@ -417,7 +466,7 @@ impl Program {
     }
 
     fn stop(&mut self) {
-        self.stdin = None;
+        self.stdin.close();
         // Whatever it started (a server, a `sleep` that ignores SIGTERM) goes with it. The
         // group is ended before the program is reaped, while its id cannot name another.
         groups::stopped(self.child.id());

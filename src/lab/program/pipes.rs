@@ -1,12 +1,13 @@
-//! The threads that move the program's bytes: request lines written a batch at a time, replies
-//! read a line at a time within the line limit, and stderr kept as its last lines.
+//! The program's pipes: request bytes written and reply lines read without blocking, by the
+//! checker's own thread (no hand-over between threads for each batch), and stderr kept as its
+//! last lines by a thread of its own.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, Sender};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::process::{ChildStdin, ChildStdout};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::{MAX_LINE, STDERR_TAIL};
 use crate::sim::text::printable;
@@ -57,74 +58,214 @@ pub(super) enum Line {
     Closed,
 }
 
-/// How long the reader waits, after a read, while replies are still due: they gather in the
-/// pipe meanwhile and one read takes many. A program answers each request with its own write,
-/// and waking for each would cost the checker more than the program spends answering.
-const GATHER: Duration = Duration::from_micros(150);
+/// A reply line as read: when it may have come at the earliest (the last moment the pipe was
+/// seen without it) and when it was read.
+pub(super) struct Arrived {
+    pub earliest: Instant,
+    pub read: Instant,
+    pub line: Line,
+}
 
-/// Writes each batch of request lines as it comes: one write for many requests.
-pub(super) fn write_lines(mut stdin: impl Write, batches: Receiver<Vec<u8>>) {
-    while let Ok(batch) = batches.recv() {
-        if stdin
-            .write_all(&batch)
-            .and_then(|()| stdin.flush())
-            .is_err()
-        {
-            return;
+/// The program's stdin, written without ever blocking: the request bytes handed over and not
+/// yet taken by the pipe wait here, so a program busy writing replies never waits on a checker
+/// busy writing requests.
+pub(super) struct Requests {
+    stdin: Option<ChildStdin>,
+    bytes: Vec<u8>,
+    /// How much of `bytes` the pipe has taken.
+    at: usize,
+    /// How many bytes the pipe has taken in all.
+    pub written: u64,
+}
+
+impl Requests {
+    pub fn new(stdin: ChildStdin) -> Requests {
+        non_blocking(stdin.as_raw_fd());
+        Requests {
+            stdin: Some(stdin),
+            bytes: Vec::new(),
+            at: 0,
+            written: 0,
+        }
+    }
+
+    pub fn push(&mut self, batch: &[u8]) {
+        if self.at == self.bytes.len() {
+            self.bytes.clear();
+            self.at = 0;
+        }
+        self.bytes.extend_from_slice(batch);
+    }
+
+    /// Whether bytes wait for room in the pipe.
+    pub fn waiting(&self) -> Option<RawFd> {
+        let stdin = self.stdin.as_ref()?;
+        (self.at < self.bytes.len()).then(|| stdin.as_raw_fd())
+    }
+
+    /// Writes what the pipe takes now. A program that closed its stdin takes nothing more: what
+    /// it does then is seen on its stdout.
+    pub fn write_now(&mut self) {
+        while let Some(stdin) = self.stdin.as_mut() {
+            if self.at == self.bytes.len() {
+                return;
+            }
+            match stdin.write(&self.bytes[self.at..]) {
+                Ok(n) => {
+                    self.at += n;
+                    self.written += n as u64;
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(_) => self.close(),
+            }
+        }
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.stdin.is_some()
+    }
+
+    /// End of input: the program's session is over.
+    pub fn close(&mut self) {
+        self.stdin = None;
+        self.bytes = Vec::new();
+        self.at = 0;
+    }
+}
+
+/// The program's stdout, read without blocking, never holding more than [`MAX_LINE`] bytes of
+/// one line: its complete lines, each with the earliest moment it can have come.
+pub(super) struct Replies {
+    stdout: ChildStdout,
+    /// The line being read, not ended yet.
+    partial: Vec<u8>,
+    lines: VecDeque<Arrived>,
+    /// Where each read lands, kept from read to read.
+    chunk: Vec<u8>,
+    /// When the pipe was last seen empty: what is read next came after.
+    empty_at: Instant,
+    /// Whether reading is over: the program closed its stdout or wrote a line too long.
+    over: bool,
+}
+
+impl Replies {
+    pub fn new(stdout: ChildStdout, from: Instant) -> Replies {
+        non_blocking(stdout.as_raw_fd());
+        Replies {
+            stdout,
+            partial: Vec::new(),
+            lines: VecDeque::new(),
+            chunk: vec![0; 64 * 1024],
+            empty_at: from,
+            over: false,
+        }
+    }
+
+    pub fn next(&mut self) -> Option<Arrived> {
+        self.lines.pop_front()
+    }
+
+    /// The pipe to wait on, while there is more to read.
+    pub fn fd(&self) -> Option<RawFd> {
+        (!self.over).then(|| self.stdout.as_raw_fd())
+    }
+
+    /// Reads everything the pipe holds now, without waiting; returns how many lines came.
+    pub fn read_now(&mut self) -> usize {
+        let mut chunk = std::mem::take(&mut self.chunk);
+        let mut came = 0;
+        while !self.over {
+            let looked = Instant::now();
+            match self.stdout.read(&mut chunk) {
+                Ok(0) => {
+                    self.push(looked, looked, Line::Closed);
+                    came += 1;
+                }
+                Ok(n) => came += self.split(&chunk[..n], Instant::now()),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    self.empty_at = looked;
+                    break;
+                }
+                Err(_) => {
+                    self.push(looked, looked, Line::Closed);
+                    came += 1;
+                }
+            }
+        }
+        self.chunk = chunk;
+        came
+    }
+
+    /// Takes the complete lines of one read, made at `read`; returns how many.
+    fn split(&mut self, mut rest: &[u8], read: Instant) -> usize {
+        let mut came = 0;
+        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+            self.partial.extend_from_slice(&rest[..end]);
+            rest = &rest[end + 1..];
+            if self.partial.len() > MAX_LINE {
+                break;
+            }
+            let text = String::from_utf8_lossy(&self.partial)
+                .trim_end_matches('\r')
+                .to_owned();
+            self.partial.clear();
+            self.push(self.empty_at, read, Line::Text(text));
+            came += 1;
+        }
+        if self.partial.len() <= MAX_LINE {
+            self.partial.extend_from_slice(rest);
+        }
+        if self.partial.len() > MAX_LINE {
+            self.push(self.empty_at, read, Line::TooLong);
+            came += 1;
+        }
+        came
+    }
+
+    fn push(&mut self, earliest: Instant, read: Instant, line: Line) {
+        self.over |= !matches!(line, Line::Text(_));
+        self.lines.push_back(Arrived {
+            earliest,
+            read,
+            line,
+        });
+    }
+}
+
+fn non_blocking(fd: RawFd) {
+    // SAFETY: fcntl on a pipe this process owns, reading and setting its status flags only.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
         }
     }
 }
 
-/// Reads stdout, never holding more than [`MAX_LINE`] bytes of one line, and passes on the
-/// complete lines of each read together, stamped with when they arrived.
-pub(super) fn read_lines(stdout: impl Read, send: Sender<(Instant, Vec<Line>)>, due: &AtomicUsize) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut line = Vec::new();
-    loop {
-        let chunk = match reader.fill_buf() {
-            Ok([]) | Err(_) => {
-                let _ = send.send((Instant::now(), vec![Line::Closed]));
-                return;
-            }
-            Ok(chunk) => chunk,
-        };
-        let at = Instant::now();
-        let mut batch = Vec::new();
-        let mut rest = chunk;
-        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
-            line.extend_from_slice(&rest[..end]);
-            rest = &rest[end + 1..];
-            if line.len() > MAX_LINE {
-                break;
-            }
-            let text = String::from_utf8_lossy(&line)
-                .trim_end_matches('\r')
-                .to_owned();
-            line.clear();
-            batch.push(Line::Text(text));
-        }
-        if line.len() <= MAX_LINE {
-            line.extend_from_slice(rest);
-        }
-        let consumed = chunk.len();
-        reader.consume(consumed);
-        let too_long = line.len() > MAX_LINE;
-        if too_long {
-            batch.push(Line::TooLong);
-        }
-        let lines = batch.len();
-        // Counted as in before they are handed on, so whoever has read them sees them counted.
-        // Saturating: a program may print a line no request asked for.
-        let before = due
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |d| {
-                Some(d.saturating_sub(lines))
+/// Waits until stdout has something to read or stdin has room for `requests`' bytes, at most
+/// until `until`.
+pub(super) fn wait(replies: Option<RawFd>, requests: Option<RawFd>, until: Instant) {
+    let mut fds: Vec<libc::pollfd> = [(replies, libc::POLLIN), (requests, libc::POLLOUT)]
+        .into_iter()
+        .filter_map(|(fd, events)| {
+            fd.map(|fd| libc::pollfd {
+                fd,
+                events,
+                revents: 0,
             })
-            .unwrap_or(0);
-        if !batch.is_empty() && send.send((at, batch)).is_err() || too_long {
-            return;
-        }
-        if before > lines {
-            std::thread::sleep(GATHER);
-        }
+        })
+        .collect();
+    // Rounded up: poll counts whole milliseconds, and waking early only means a second look.
+    let left = until.saturating_duration_since(Instant::now());
+    let millis = left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+    if fds.is_empty() {
+        std::thread::sleep(left);
+        return;
+    }
+    // SAFETY: `fds` is a live array of `fds.len()` pollfd structs.
+    unsafe {
+        libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis);
     }
 }

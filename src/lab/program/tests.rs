@@ -147,7 +147,7 @@ fn a_reply_with_the_wrong_id_stops_the_program_and_fails_every_later_call() {
     let sentence = r#"the program replied '{"id":0,"done":true}', which carries id 0 instead of 1 at request 1 (clock = 1.0); it wrote nothing on stderr"#;
     assert_eq!(error.to_string(), sentence);
     // Stopped: no stdin, killed and reaped.
-    assert!(program.stdin.is_none());
+    assert!(!program.stdin.is_open());
     assert!(program.child.try_wait().unwrap().is_some());
     // Latched: later calls fail the same way without a request.
     assert_eq!(program.call(&Request::Hello), Err(error.clone()));
@@ -419,10 +419,10 @@ fn a_flushed_request_reaches_the_program_before_any_reply_is_awaited() {
     assert_eq!(program.receive(), Ok(Reply::Done));
 }
 
-/// The reader gathers replies only while some are due: once every reply is in, none is counted
-/// as due, so a lone request later is read the moment it is answered.
+/// Replies are gathered only while more are due than a read brought: once every reply is in,
+/// a lone request later is read the moment it is answered.
 #[test]
-fn no_reply_is_counted_due_once_every_reply_is_in() {
+fn no_read_waits_to_gather_once_every_reply_is_in() {
     let script = format!(
         r#"{SH_HELLO}
         i=1; while read l; do echo "{{\"id\":$i,\"done\":true}}"; i=$((i+1)); done"#
@@ -431,10 +431,73 @@ fn no_reply_is_counted_due_once_every_reply_is_in() {
     for n in 0..50 {
         program.send(&Request::Clock { now: n as f64 }).unwrap();
         assert_eq!(program.receive(), Ok(Reply::Done));
+        assert!(!program.pace.waits(), "after call {n}");
     }
     for n in 0..50 {
         program.send(&Request::Clock { now: n as f64 }).unwrap();
     }
     program.drain().unwrap();
-    assert_eq!(program.due.load(Ordering::SeqCst), 0);
+    assert_eq!(program.in_flight(), 0);
+}
+
+/// A reply is late only if the pipe was seen without it after its time: one that came in time
+/// and was read late, the checker being busy elsewhere, is in time.
+#[test]
+fn a_reply_that_came_in_time_is_in_time_however_late_it_is_read() {
+    let script = format!(
+        r#"{SH_HELLO}
+        read l; echo '{{"id":1,"done":true}}'; exec sleep 5"#
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    program.timeouts.request = Duration::from_millis(200);
+    program.send(&Request::Clock { now: 1.0 }).unwrap();
+    program.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(program.receive(), Ok(Reply::Done));
+}
+
+/// A request's time runs from when its line went into the pipe, which is later than its flush
+/// when the pipe was full.
+#[test]
+fn a_requests_time_runs_from_when_its_line_went_into_the_pipe() {
+    let mut program = Program::start(sh(&format!("{SH_HELLO}; exec sleep 5")), patient()).unwrap();
+    let flushed = Instant::now();
+    program.send(&Request::Clock { now: 1.0 }).unwrap();
+    program.flush().unwrap();
+    let allowed = Duration::from_millis(300);
+    let written = program.pending[0]
+        .written
+        .expect("a short line goes in at once");
+    assert!(written >= flushed && written <= Instant::now());
+    program.pending[0].written = Some(flushed + Duration::from_secs(9));
+    assert_eq!(
+        program.deadline(allowed),
+        flushed + Duration::from_secs(9) + allowed
+    );
+    program.pending[0].written = None;
+    let sent = program.pending[0].sent.unwrap();
+    assert_eq!(
+        program.deadline(allowed),
+        sent.max(program.last_reply) + allowed
+    );
+}
+
+/// The checker writes while the program's replies fill their pipe and reads while its requests
+/// fill theirs: neither side waits on the other, whatever was sent ahead.
+#[test]
+fn requests_and_replies_far_beyond_what_the_pipes_hold_pass_each_other() {
+    let script = format!(
+        r#"{SH_HELLO}
+        i=1; while read l; do echo "{{\"id\":$i,\"done\":true}}"; i=$((i+1)); done"#
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    // 200 KB of requests and 150 KB of replies, where each pipe holds 64 KB.
+    let requests = 6_000;
+    for n in 0..requests {
+        program.send(&Request::Clock { now: n as f64 }).unwrap();
+    }
+    for _ in 0..requests {
+        assert_eq!(program.receive(), Ok(Reply::Done));
+    }
+    assert_eq!(program.calls, requests + 1);
 }
