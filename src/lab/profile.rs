@@ -107,13 +107,11 @@ fn tokens_used(student: &mut dyn Subject) -> Result<TokensUsed, ProtocolError> {
         ],
     )?;
     let (c, d) = (token(&first[0]), token(&first[2]));
-    let refused_acquire = first[1].got.is_refusal() && gap(c, d);
-    let Some(d) = d else {
-        return Ok(TokensUsed {
-            refused_acquire,
-            ..TokensUsed::default()
-        });
+    let mut used = TokensUsed {
+        refused_acquire: first[1].got.is_refusal() && gap(c, d),
+        ..TokensUsed::default()
     };
+    let Some(d) = d else { return Ok(used) };
     let renewed = exchange(
         student,
         &[
@@ -129,14 +127,8 @@ fn tokens_used(student: &mut dyn Subject) -> Result<TokensUsed, ProtocolError> {
         ],
     )?;
     let e = token(&renewed[1]);
-    let renew = lease(&renewed[0]).is_some() && gap(Some(d), e);
-    let Some(e) = e else {
-        return Ok(TokensUsed {
-            refused_acquire,
-            renew,
-            ..TokensUsed::default()
-        });
-    };
+    used.renew = lease(&renewed[0]).is_some() && gap(Some(d), e);
+    let Some(e) = e else { return Ok(used) };
     let released = exchange(
         student,
         &[
@@ -151,12 +143,8 @@ fn tokens_used(student: &mut dyn Subject) -> Result<TokensUsed, ProtocolError> {
             (at, acquire("probe-f", "client-1")),
         ],
     )?;
-    let release = !released[0].got.is_refusal() && gap(Some(e), token(&released[1]));
-    Ok(TokensUsed {
-        refused_acquire,
-        renew,
-        release,
-    })
+    used.release = !released[0].got.is_refusal() && gap(Some(e), token(&released[1]));
+    Ok(used)
 }
 
 /// Runs the experiments. `pause` waits real time (a test's double makes it instant).
@@ -450,6 +438,14 @@ mod tests {
     fn settings_not_honoured_are_noted() {
         let longer = findings(Mistake::LeaseOneSecondLonger).profile;
         assert!(!longer.lease_honoured && longer.first_token_honoured && !longer.clock_ignored);
+        let first_ignored = findings(Mistake::FirstTokenIgnored).profile;
+        assert_eq!(
+            first_ignored,
+            Profile {
+                first_token_honoured: false,
+                ..Profile::default()
+            }
+        );
         // A wrong default is not a wrong setting.
         assert_eq!(
             findings(Mistake::DefaultLease30).profile,

@@ -32,6 +32,8 @@ pub enum Mistake {
     ExpiryInclusive,
     /// One token counter per lock name.
     CounterPerLock,
+    /// The first token is 1 whatever `new` gives.
+    FirstTokenIgnored,
     /// A refused acquire still takes a token.
     RefusedAcquireBumps,
     /// The holder's acquire grants again, with a new token.
@@ -94,7 +96,7 @@ pub enum Mistake {
 
 impl Mistake {
     /// Every mistake, the correct student first.
-    pub const ALL: [Mistake; 38] = [
+    pub const ALL: [Mistake; 39] = [
         Mistake::Correct,
         Mistake::DefaultLease30,
         Mistake::DefaultFirstToken0,
@@ -104,6 +106,7 @@ impl Mistake {
         Mistake::LeaseOneSecondLonger,
         Mistake::ExpiryInclusive,
         Mistake::CounterPerLock,
+        Mistake::FirstTokenIgnored,
         Mistake::RefusedAcquireBumps,
         Mistake::ReacquireOwn,
         Mistake::RenewNewToken,
@@ -148,7 +151,7 @@ impl Mistake {
             Mistake::KeepsCounterAcrossNew | Mistake::KeepsGrantsAcrossNew => Rule::NewStartsOver,
             Mistake::AcquireIgnoresExpiry | Mistake::LeaseOneSecondLonger => Rule::LeaseLive,
             Mistake::ExpiryInclusive => Rule::ExpiryBoundary,
-            Mistake::CounterPerLock => Rule::OneCounter,
+            Mistake::CounterPerLock | Mistake::FirstTokenIgnored => Rule::OneCounter,
             Mistake::RefusedAcquireBumps => Rule::RefusedAcquireNoToken,
             Mistake::ReacquireOwn => Rule::HolderAcquireNone,
             Mistake::RenewNewToken | Mistake::RenewBumpsCounter => Rule::RenewKeepsToken,
@@ -303,7 +306,10 @@ impl Student {
             ..Student::new(m)
         };
         self.lease = lease_seconds.unwrap_or(default_lease);
-        self.first = first_token.unwrap_or(default_first);
+        self.first = match first_token {
+            Some(given) if m != Mistake::FirstTokenIgnored => given,
+            _ => default_first,
+        };
         self.next = leaked.next.unwrap_or(self.first);
         self.grants = leaked.grants.clone();
         self.leaked = leaked;

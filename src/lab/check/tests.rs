@@ -86,10 +86,15 @@ fn not_judged_by(mistake: Mistake) -> &'static [Rule] {
 fn out_of_reach(mistake: Mistake, check: CheckId) -> bool {
     use Mistake::*;
     match check {
-        // Every exhaustive script and chaos run names its settings; one lock, one key.
+        // Every exhaustive script and chaos run names its settings (first token 1, what a
+        // program that ignores the one given starts from anyway); one lock, one key.
         CheckId::Exhaustive => matches!(
             mistake,
-            DefaultLease30 | DefaultFirstToken0 | CounterPerLock | GlobalHighest
+            DefaultLease30
+                | DefaultFirstToken0
+                | FirstTokenIgnored
+                | CounterPerLock
+                | GlobalHighest
         ),
         // The chaos clients only acquire, write with their own token and release it, on one
         // lock, never reading back or renewing.
@@ -97,6 +102,7 @@ fn out_of_reach(mistake: Mistake, check: CheckId) -> bool {
             mistake,
             DefaultLease30
                 | DefaultFirstToken0
+                | FirstTokenIgnored
                 | CounterPerLock
                 | RenewNewToken
                 | RenewBumpsCounter
