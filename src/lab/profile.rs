@@ -403,6 +403,9 @@ mod tests {
         let renew = findings(Mistake::RenewBumpsCounter).profile;
         assert!(renew.renew_uses_token && !renew.refused_acquire_uses_token);
         assert!(!renew.release_uses_token);
+        let release = findings(Mistake::ReleaseBumpsCounter).profile;
+        assert!(release.release_uses_token && !release.renew_uses_token);
+        assert!(!release.refused_acquire_uses_token);
     }
 
     #[test]

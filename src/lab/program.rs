@@ -78,10 +78,9 @@ struct Pending {
     request: Request,
     /// When the request was flushed; `None` while it waits in the outbox.
     sent: Option<Instant>,
-    /// Where its line ends in the stream of requests, counted in bytes.
+    /// Where its line ends in the stream of requests, counted in bytes: it has reached the
+    /// program's pipe once that many bytes were written.
     end: u64,
-    /// When the pipe took its line's last byte, if it has.
-    written: Option<Instant>,
 }
 
 /// How many bytes of requests wait in the outbox before they go to the program even though
@@ -141,12 +140,27 @@ impl Program {
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = Arc::clone(&tail);
         let stderr_read = std::thread::spawn(move || read_stderr(stderr, &keep));
+        let pipes = Requests::new(stdin).and_then(|requests| {
+            let replies = Replies::new(stdout, started)?;
+            Ok((requests, replies))
+        });
+        let (requests, replies) = match pipes {
+            Ok(pipes) => pipes,
+            Err(e) => {
+                groups::stopped(child.id());
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(ProtocolError::new(format!(
+                    "could not set up the pipes of {shown}: {e}"
+                )));
+            }
+        };
         let mut program = Program {
-            stdin: Requests::new(stdin),
+            stdin: requests,
             outbox: Vec::new(),
             queued: 0,
             child,
-            replies: Replies::new(stdout, started),
+            replies,
             pace: Pace::default(),
             stderr: tail,
             stderr_read: Some(stderr_read),
@@ -188,7 +202,6 @@ impl Program {
             request: request.clone(),
             sent: None,
             end: self.queued,
-            written: None,
         });
         if self.outbox.len() >= OUTBOX_BYTES {
             self.flush()?;
@@ -197,7 +210,8 @@ impl Program {
     }
 
     /// Hands the outbox to the program's pipe, as much as it takes now and the rest as it makes
-    /// room; each request's time starts once its line is in the pipe.
+    /// room; each request's time starts now at the earliest. Once the program has closed its
+    /// stdin the requests go nowhere, and the first one awaited says so.
     pub fn flush(&mut self) -> Result<(), ProtocolError> {
         if self.outbox.is_empty() {
             return Ok(());
@@ -209,37 +223,10 @@ impl Program {
             }
             pending.sent = Some(now);
         }
-        if !self.stdin.is_open() {
-            let (request, id) = self
-                .pending
-                .back()
-                .map(|p| (p.request.clone(), p.id))
-                .expect("a flushed request is pending");
-            self.outbox.clear();
-            return Err(self.exited(&request, id));
-        }
         self.stdin.push(&self.outbox);
         self.outbox.clear();
-        self.write_requests();
-        Ok(())
-    }
-
-    /// Writes what the pipe takes now, and notes when each request's line went in whole.
-    fn write_requests(&mut self) {
-        let before = self.stdin.written;
         self.stdin.write_now();
-        let written = self.stdin.written;
-        if written == before {
-            return;
-        }
-        let now = Instant::now();
-        let first = self.pending.partition_point(|p| p.end <= before);
-        for pending in self.pending.range_mut(first..) {
-            if pending.end > written {
-                break;
-            }
-            pending.written = Some(now);
-        }
+        Ok(())
     }
 
     /// Waits for the next reply line until `until` at most, writing requests as the pipe makes
@@ -249,19 +236,34 @@ impl Program {
             if let Some(line) = self.replies.next() {
                 return Some(line);
             }
-            self.write_requests();
+            self.stdin.write_now();
             let now = Instant::now();
             if now >= until {
                 // One last look: a reply may be in the pipe, unread.
-                self.replies.read_now();
+                self.replies.read_now(due);
                 return self.replies.next();
             }
             match self.pace.gathering(now) {
-                Some(gathered) => std::thread::sleep(gathered.min(until) - now),
+                Some(gathered) => self.gather(gathered.min(until)),
                 None => wait(self.replies.fd(), self.stdin.waiting(), until),
             }
-            let came = self.replies.read_now();
+            let came = self.replies.read_now(due);
             self.pace.read(Instant::now(), came, due);
+        }
+    }
+
+    /// Lets replies gather until `until`, still writing requests as the pipe makes room.
+    fn gather(&mut self, until: Instant) {
+        while let Some(stdin) = self.stdin.waiting() {
+            if Instant::now() >= until {
+                return;
+            }
+            wait(None, Some(stdin), until);
+            self.stdin.write_now();
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if !left.is_zero() {
+            std::thread::sleep(left);
         }
     }
 
@@ -285,9 +287,13 @@ impl Program {
         let Some(front) = self.pending.front() else {
             return Err(ProtocolError::new("no request is waiting for a reply"));
         };
-        let (id, request) = (front.id, front.request.clone());
+        let (id, request, end) = (front.id, front.request.clone(), front.end);
         if self.ends.is_some_and(|(ends, _)| Instant::now() >= ends) {
             return Err(self.out_of_time(&request, id));
+        }
+        if !self.stdin.is_open() && self.stdin.written < end {
+            // Its line never reached the program, which closed its stdin (or ended).
+            return Err(self.exited(&request, id, "stopped reading its requests"));
         }
         let allowed = if id == 0 {
             self.timeouts.startup
@@ -300,7 +306,7 @@ impl Program {
             let cut_short = self.ends.filter(|(ends, _)| *ends < deadline);
             let wait_until = cut_short.map_or(deadline, |(ends, _)| ends);
             match self.next_line(wait_until, self.pending.len()) {
-                // Its line went into the pipe late (the pipe was full), so its time runs longer.
+                // The program took more of its requests meanwhile: its time runs from then.
                 None if self.deadline(allowed) > deadline => continue,
                 None if cut_short.is_some() => return Err(self.out_of_time(&request, id)),
                 got => break got,
@@ -338,7 +344,7 @@ impl Program {
             }
             Some(Arrived {
                 line: Line::Closed, ..
-            }) => return Err(self.exited(&request, id)),
+            }) => return Err(self.exited(&request, id, "closed its output")),
         };
         let reply = parse_reply(&received, id, &request).map_err(|what| {
             let what = format!("replied '{}', which {what}", shorten(&received));
@@ -348,14 +354,14 @@ impl Program {
         Ok(reply)
     }
 
-    /// When the reply to the oldest request in flight is due: the program could start on it
-    /// once its line was in the pipe and the reply before it was out.
+    /// When the reply to the oldest request in flight is due. The program could start on it
+    /// once it was flushed and the reply before it was out; a program still taking in requests
+    /// (a pipe full of them) is given its time from the last moment it took some.
     fn deadline(&self, allowed: Duration) -> Instant {
         let front = self.pending.front().expect("a request is in flight");
-        let from = front.written.or(front.sent);
-        from.expect("flushed before a reply is awaited")
-            .max(self.last_reply)
-            + allowed
+        let sent = front.sent.expect("flushed before a reply is awaited");
+        let taken = self.stdin.taken_at.unwrap_or(sent);
+        sent.max(self.last_reply).max(taken) + allowed
     }
 
     /// Sends one request and waits for its reply (with nothing else in flight).
@@ -385,6 +391,9 @@ impl Program {
             if self.exit_status().is_some() {
                 break;
             }
+            // Read on, so that a program writing at its end never waits on a full pipe.
+            self.replies.read_now(usize::MAX);
+            self.replies.forget();
             std::thread::sleep(Duration::from_millis(2));
         }
         self.stop();
@@ -430,7 +439,8 @@ impl Program {
         error
     }
 
-    fn exited(&mut self, request: &Request, id: u64) -> ProtocolError {
+    /// The program stopped answering: how it ended, if it did within a second, else `alive`.
+    fn exited(&mut self, request: &Request, id: u64, alive: &str) -> ProtocolError {
         let status = (0..40).find_map(|_| {
             let status = self.exit_status();
             if status.is_none() {
@@ -441,7 +451,7 @@ impl Program {
         let how = match status {
             Some(Ended::Exited(code)) => format!("exited with status {code}"),
             Some(Ended::Killed(signal)) => format!("was killed by {}", signal_name(signal)),
-            None => "closed its output".to_owned(),
+            None => alive.to_owned(),
         };
         self.fail(request, id, format!("{how} before answering"))
     }

@@ -42,6 +42,8 @@ pub enum Mistake {
     RenewNewToken,
     /// renew returns the lease's token but uses one up.
     RenewBumpsCounter,
+    /// A release takes a token from the counter.
+    ReleaseBumpsCounter,
     /// renew extends from the old expiry, not from now.
     RenewFromOldExpiry,
     /// renew leaves the expiry where it was.
@@ -96,7 +98,7 @@ pub enum Mistake {
 
 impl Mistake {
     /// Every mistake, the correct student first.
-    pub const ALL: [Mistake; 39] = [
+    pub const ALL: [Mistake; 40] = [
         Mistake::Correct,
         Mistake::DefaultLease30,
         Mistake::DefaultFirstToken0,
@@ -111,6 +113,7 @@ impl Mistake {
         Mistake::ReacquireOwn,
         Mistake::RenewNewToken,
         Mistake::RenewBumpsCounter,
+        Mistake::ReleaseBumpsCounter,
         Mistake::RenewFromOldExpiry,
         Mistake::RenewKeepsExpiry,
         Mistake::RenewExpired,
@@ -151,7 +154,9 @@ impl Mistake {
             Mistake::KeepsCounterAcrossNew | Mistake::KeepsGrantsAcrossNew => Rule::NewStartsOver,
             Mistake::AcquireIgnoresExpiry | Mistake::LeaseOneSecondLonger => Rule::LeaseLive,
             Mistake::ExpiryInclusive => Rule::ExpiryBoundary,
-            Mistake::CounterPerLock | Mistake::FirstTokenIgnored => Rule::OneCounter,
+            Mistake::CounterPerLock | Mistake::FirstTokenIgnored | Mistake::ReleaseBumpsCounter => {
+                Rule::OneCounter
+            }
             Mistake::RefusedAcquireBumps => Rule::RefusedAcquireNoToken,
             Mistake::ReacquireOwn => Rule::HolderAcquireNone,
             Mistake::RenewNewToken | Mistake::RenewBumpsCounter => Rule::RenewKeepsToken,
@@ -385,6 +390,9 @@ impl Student {
             if let Some(g) = self.grants.get_mut(name) {
                 g.released = true;
             }
+        }
+        if self.mistake == Mistake::ReleaseBumpsCounter {
+            self.take_token(name);
         }
         Reply::Succeeded { none: None }
     }

@@ -71,6 +71,9 @@ fn not_judged_by(mistake: Mistake) -> &'static [Rule] {
             Holder,
             ClockOnly,
         ],
+        // Each path of release-frees acquires again after the release, and the grant's token
+        // shows the token the release used up first.
+        Mistake::ReleaseBumpsCounter => &[ReleaseFrees],
         // holder() is one of the two ways a release is seen to free the lock.
         Mistake::HolderReturnsNumber => &[ReleaseFrees],
         // write-equal-token reads back what the holder's second write stored.

@@ -10,12 +10,13 @@ use std::time::{Duration, Instant};
 
 /// The program's time a reply, until it has shown its own.
 const FIRST_GUESS: Duration = Duration::from_micros(10);
-/// The shortest wait worth a sleep.
+/// The shortest wait worth a sleep (the first guess for one reply, as it happens).
 const SHORTEST: Duration = Duration::from_micros(10);
 /// The longest wait: a reply read this much late costs nothing but memory in the pipe.
 const LONGEST: Duration = Duration::from_millis(2);
-/// Above this many replies due, the checker reads when half have come, so that the requests it
-/// writes after judging them reach the program before it runs out of work.
+/// With more replies than this still due after a read, the checker reads again when half of
+/// them have come, so that the requests it writes after judging them reach the program before it
+/// runs out of work.
 const HALF_ABOVE: usize = 16;
 
 #[derive(Debug)]

@@ -76,28 +76,32 @@ pub(super) struct Requests {
     at: usize,
     /// How many bytes the pipe has taken in all.
     pub written: u64,
+    /// When the pipe last took bytes: the program was reading its requests then.
+    pub taken_at: Option<Instant>,
 }
 
 impl Requests {
-    pub fn new(stdin: ChildStdin) -> Requests {
-        non_blocking(stdin.as_raw_fd());
-        Requests {
+    pub fn new(stdin: ChildStdin) -> std::io::Result<Requests> {
+        non_blocking(stdin.as_raw_fd())?;
+        Ok(Requests {
             stdin: Some(stdin),
             bytes: Vec::new(),
             at: 0,
             written: 0,
-        }
+            taken_at: None,
+        })
     }
 
     pub fn push(&mut self, batch: &[u8]) {
-        if self.at == self.bytes.len() {
-            self.bytes.clear();
+        // What the pipe took is dropped before the buffer grows past twice what waits.
+        if self.at > self.bytes.len() / 2 {
+            self.bytes.drain(..self.at);
             self.at = 0;
         }
         self.bytes.extend_from_slice(batch);
     }
 
-    /// Whether bytes wait for room in the pipe.
+    /// The pipe to wait on for room, while bytes wait for it.
     pub fn waiting(&self) -> Option<RawFd> {
         let stdin = self.stdin.as_ref()?;
         (self.at < self.bytes.len()).then(|| stdin.as_raw_fd())
@@ -114,6 +118,7 @@ impl Requests {
                 Ok(n) => {
                     self.at += n;
                     self.written += n as u64;
+                    self.taken_at = Some(Instant::now());
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return,
@@ -134,6 +139,9 @@ impl Requests {
     }
 }
 
+/// How many reads one look at stdout makes at most (each of up to 64 KiB).
+const MOST_READS: usize = 16;
+
 /// The program's stdout, read without blocking, never holding more than [`MAX_LINE`] bytes of
 /// one line: its complete lines, each with the earliest moment it can have come.
 pub(super) struct Replies {
@@ -150,16 +158,16 @@ pub(super) struct Replies {
 }
 
 impl Replies {
-    pub fn new(stdout: ChildStdout, from: Instant) -> Replies {
-        non_blocking(stdout.as_raw_fd());
-        Replies {
+    pub fn new(stdout: ChildStdout, from: Instant) -> std::io::Result<Replies> {
+        non_blocking(stdout.as_raw_fd())?;
+        Ok(Replies {
             stdout,
             partial: Vec::new(),
             lines: VecDeque::new(),
             chunk: vec![0; 64 * 1024],
             empty_at: from,
             over: false,
-        }
+        })
     }
 
     pub fn next(&mut self) -> Option<Arrived> {
@@ -171,18 +179,24 @@ impl Replies {
         (!self.over).then(|| self.stdout.as_raw_fd())
     }
 
-    /// Reads everything the pipe holds now, without waiting; returns how many lines came.
-    pub fn read_now(&mut self) -> usize {
+    /// Reads what the pipe holds now, without waiting, until `want` lines have come or the pipe
+    /// is empty; returns how many came. A program that writes without end is read a little at a
+    /// time, never all of it at once.
+    pub fn read_now(&mut self, want: usize) -> usize {
         let mut chunk = std::mem::take(&mut self.chunk);
         let mut came = 0;
-        while !self.over {
+        let mut reads = 0;
+        while !self.over && came < want.max(1) && reads < MOST_READS {
             let looked = Instant::now();
             match self.stdout.read(&mut chunk) {
                 Ok(0) => {
                     self.push(looked, looked, Line::Closed);
                     came += 1;
                 }
-                Ok(n) => came += self.split(&chunk[..n], Instant::now()),
+                Ok(n) => {
+                    reads += 1;
+                    came += self.split(&chunk[..n], Instant::now());
+                }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     self.empty_at = looked;
@@ -196,6 +210,11 @@ impl Replies {
         }
         self.chunk = chunk;
         came
+    }
+
+    /// Drops the lines read and not taken.
+    pub fn forget(&mut self) {
+        self.lines.clear();
     }
 
     /// Takes the complete lines of one read, made at `read`; returns how many.
@@ -234,13 +253,18 @@ impl Replies {
     }
 }
 
-fn non_blocking(fd: RawFd) {
+/// Makes a pipe's reads and writes return at once when they cannot go on: a pipe left blocking
+/// would hang the checker, so failing to is an error.
+fn non_blocking(fd: RawFd) -> std::io::Result<()> {
     // SAFETY: fcntl on a pipe this process owns, reading and setting its status flags only.
-    unsafe {
+    let set = unsafe {
         let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags >= 0 {
-            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+    };
+    if set {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 

@@ -302,6 +302,22 @@ fn a_program_that_does_not_answer_in_time_is_stopped() {
     assert!(program.child.try_wait().unwrap().is_some());
 }
 
+/// The whole check's deadline cuts short the wait for a reply that would still be in its own
+/// time: the check ends when its deadline passes, not when the reply comes.
+#[test]
+fn the_checks_deadline_cuts_short_the_wait_for_a_reply() {
+    let script = format!("{SH_HELLO}; read l; sleep 2; echo '{{\"id\":1,\"done\":true}}'");
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let started = Instant::now();
+    program.set_deadline(started, Some(Duration::from_millis(300)));
+    assert_eq!(
+        program.call(&acquire()).unwrap_err().sentence,
+        "the program was still being checked when the check's deadline of 0.3 s passed \
+         (--deadline) at request 1 (acquire(file, client-1)); it wrote nothing on stderr"
+    );
+    assert!(started.elapsed() < Duration::from_millis(1500));
+}
+
 /// Replies still in flight when a script stops are read and dropped, each still judged as a
 /// protocol line.
 #[test]
@@ -456,29 +472,99 @@ fn a_reply_that_came_in_time_is_in_time_however_late_it_is_read() {
     assert_eq!(program.receive(), Ok(Reply::Done));
 }
 
-/// A request's time runs from when its line went into the pipe, which is later than its flush
-/// when the pipe was full.
+/// A request whose line is longer than the pipe holds goes in as the program reads it: its time
+/// runs from the last moment the program took some of it, not from its flush.
 #[test]
-fn a_requests_time_runs_from_when_its_line_went_into_the_pipe() {
-    let mut program = Program::start(sh(&format!("{SH_HELLO}; exec sleep 5")), patient()).unwrap();
-    let flushed = Instant::now();
+fn a_request_still_going_into_the_pipe_has_its_time_from_the_last_bytes_taken() {
+    let request = Request::Write {
+        key: "file".into(),
+        value: "x".repeat(300_000),
+        token: 1,
+    };
+    let mut line = Vec::new();
+    request.write_line(1, &mut line);
+    // Read 20,000 bytes every 0.1 s, five times, then the rest of the line at once.
+    let script = format!(
+        r#"{SH_HELLO}
+        for i in 1 2 3 4 5; do head -c 20000 > /dev/null; sleep 0.1; done
+        head -c {} > /dev/null; read rest; echo '{{"id":1,"returned":null}}'; exec sleep 5"#,
+        line.len() - 100_000
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    program.timeouts.request = Duration::from_millis(300);
+    let started = Instant::now();
+    program.send(&request).unwrap();
+    assert!(program.receive().is_ok());
+    assert!(started.elapsed() >= Duration::from_millis(500));
+}
+
+/// A program that ends mid-stream is charged with the request it ended on, not with one sent
+/// after it had gone.
+#[test]
+fn a_program_that_exits_is_charged_with_the_request_it_did_not_answer() {
+    let script = format!(
+        r#"{SH_HELLO}
+        read l; echo '{{"id":1,"done":true}}'; read l; exit 3"#
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    program.send(&Request::Clock { now: 1.0 }).unwrap();
+    assert_eq!(program.receive(), Ok(Reply::Done));
+    program.send(&Request::Clock { now: 2.0 }).unwrap();
+    program.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    for n in 3..6 {
+        program.send(&Request::Clock { now: n as f64 }).unwrap();
+        program.flush().unwrap();
+    }
+    assert_eq!(
+        program.receive().unwrap_err().sentence,
+        "the program exited with status 3 before answering at request 2 (clock = 2.0); it \
+         wrote nothing on stderr"
+    );
+}
+
+/// A program that closes its stdin still answers what it read; a request that never reached it
+/// says so at once, not after a timeout.
+#[test]
+fn a_program_that_closes_its_stdin_answers_what_it_read_and_no_more() {
+    let script = format!(
+        r#"{SH_HELLO}
+        read l; exec 0<&-; sleep 0.3; echo '{{"id":1,"done":true}}'; exec sleep 5"#
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
     program.send(&Request::Clock { now: 1.0 }).unwrap();
     program.flush().unwrap();
-    let allowed = Duration::from_millis(300);
-    let written = program.pending[0]
-        .written
-        .expect("a short line goes in at once");
-    assert!(written >= flushed && written <= Instant::now());
-    program.pending[0].written = Some(flushed + Duration::from_secs(9));
+    std::thread::sleep(Duration::from_millis(150));
+    program.send(&Request::Clock { now: 2.0 }).unwrap();
+    program.flush().unwrap();
+    assert_eq!(program.receive(), Ok(Reply::Done));
+    let waited = Instant::now();
     assert_eq!(
-        program.deadline(allowed),
-        flushed + Duration::from_secs(9) + allowed
+        program.receive().unwrap_err().sentence,
+        "the program stopped reading its requests before answering at request 2 (clock = 2.0); \
+         it wrote nothing on stderr"
     );
-    program.pending[0].written = None;
-    let sent = program.pending[0].sent.unwrap();
-    assert_eq!(
-        program.deadline(allowed),
-        sent.max(program.last_reply) + allowed
+    assert!(waited.elapsed() < PATIENT / 2);
+}
+
+/// A program that writes without end (`yes`) is read a little at a time: its first line is
+/// judged, and it is stopped.
+#[test]
+fn a_program_that_floods_its_output_is_judged_on_its_first_line() {
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(Program::start(sh("exec yes"), patient()).err());
+    });
+    let error = result
+        .recv_timeout(PATIENT)
+        .expect("start ends within its time")
+        .expect("`yes` is no protocol");
+    assert!(
+        error
+            .sentence
+            .starts_with("the program replied 'y', which is not JSON"),
+        "{}",
+        error.sentence
     );
 }
 
