@@ -529,19 +529,23 @@ fn a_program_that_exits_is_charged_with_the_request_it_did_not_answer() {
 fn a_program_that_closes_its_stdin_answers_what_it_read_and_no_more() {
     let script = format!(
         r#"{SH_HELLO}
-        read l; exec 0<&-; sleep 0.3; echo '{{"id":1,"done":true}}'; exec sleep 5"#
+        read l; read l; exec 0<&-; sleep 0.3
+        echo '{{"id":1,"done":true}}'; echo '{{"id":2,"done":true}}'; exec sleep 5"#
     );
     let mut program = Program::start(sh(&script), patient()).unwrap();
+    // Two requests in one batch, then one after the program has closed its stdin.
     program.send(&Request::Clock { now: 1.0 }).unwrap();
-    program.flush().unwrap();
-    std::thread::sleep(Duration::from_millis(150));
     program.send(&Request::Clock { now: 2.0 }).unwrap();
     program.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    program.send(&Request::Clock { now: 3.0 }).unwrap();
+    program.flush().unwrap();
+    assert_eq!(program.receive(), Ok(Reply::Done));
     assert_eq!(program.receive(), Ok(Reply::Done));
     let waited = Instant::now();
     assert_eq!(
         program.receive().unwrap_err().sentence,
-        "the program stopped reading its requests before answering at request 2 (clock = 2.0); \
+        "the program stopped reading its requests before answering at request 3 (clock = 3.0); \
          it wrote nothing on stderr"
     );
     assert!(waited.elapsed() < PATIENT / 2);
