@@ -254,16 +254,18 @@ impl Program {
 
     /// Lets replies gather until `until`, still writing requests as the pipe makes room.
     fn gather(&mut self, until: Instant) {
-        while let Some(stdin) = self.stdin.waiting() {
-            if Instant::now() >= until {
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
                 return;
             }
-            wait(None, Some(stdin), until);
-            self.stdin.write_now();
-        }
-        let left = until.saturating_duration_since(Instant::now());
-        if !left.is_zero() {
-            std::thread::sleep(left);
+            match self.stdin.waiting() {
+                Some(stdin) => {
+                    wait(None, Some(stdin), until);
+                    self.stdin.write_now();
+                }
+                None => return std::thread::sleep(left),
+            }
         }
     }
 

@@ -155,6 +155,8 @@ pub(super) struct Replies {
     empty_at: Instant,
     /// Whether reading is over: the program closed its stdout or wrote a line too long.
     over: bool,
+    /// How many reads brought bytes.
+    pub reads: u64,
 }
 
 impl Replies {
@@ -167,6 +169,7 @@ impl Replies {
             chunk: vec![0; 64 * 1024],
             empty_at: from,
             over: false,
+            reads: 0,
         })
     }
 
@@ -195,6 +198,7 @@ impl Replies {
                 }
                 Ok(n) => {
                     reads += 1;
+                    self.reads += 1;
                     came += self.split(&chunk[..n], Instant::now());
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}

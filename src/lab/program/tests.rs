@@ -435,6 +435,24 @@ fn a_flushed_request_reaches_the_program_before_any_reply_is_awaited() {
     assert_eq!(program.receive(), Ok(Reply::Done));
 }
 
+/// Replies in flight are left to gather and read many at a time: waking for each would cost
+/// the checker more than the program spends answering.
+#[test]
+fn many_replies_in_flight_are_read_many_at_a_time() {
+    let script = format!(
+        r#"{SH_HELLO}
+        i=1; while read l; do echo "{{\"id\":$i,\"done\":true}}"; i=$((i+1)); done"#
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let before = program.replies.reads;
+    for n in 0..2_000 {
+        program.send(&Request::Clock { now: n as f64 }).unwrap();
+    }
+    program.drain().unwrap();
+    let reads = program.replies.reads - before;
+    assert!(reads < 200, "{reads} reads for 2,000 replies");
+}
+
 /// Replies are gathered only while more are due than a read brought: once every reply is in,
 /// a lone request later is read the moment it is answered.
 #[test]
