@@ -3,8 +3,8 @@
 //! answering, and on a machine grading many programs at once every wake-up takes a core from a
 //! student's program. So after a read that leaves replies due, the checker lets them gather in
 //! the pipe for about as long as the program has been taking to answer them. Only the checker's
-//! wake-ups depend on this: a reply's time is judged from when it can have come at the earliest
-//! (see [`super::pipes::Arrived`]), never from when it was read.
+//! wake-ups depend on this: a reply is late only if the pipe is seen without it after its time
+//! (see `Program::receive`), however long it waited to be read.
 
 use std::time::{Duration, Instant};
 

@@ -58,10 +58,8 @@ pub(super) enum Line {
     Closed,
 }
 
-/// A reply line as read: when it may have come at the earliest (the last moment the pipe was
-/// seen without it) and when it was read.
+/// A reply line as read, and when.
 pub(super) struct Arrived {
-    pub earliest: Instant,
     pub read: Instant,
     pub line: Line,
 }
@@ -143,7 +141,7 @@ impl Requests {
 const MOST_READS: usize = 16;
 
 /// The program's stdout, read without blocking, never holding more than [`MAX_LINE`] bytes of
-/// one line: its complete lines, each with the earliest moment it can have come.
+/// one line: its complete lines.
 pub(super) struct Replies {
     stdout: ChildStdout,
     /// The line being read, not ended yet.
@@ -151,8 +149,6 @@ pub(super) struct Replies {
     lines: VecDeque<Arrived>,
     /// Where each read lands, kept from read to read.
     chunk: Vec<u8>,
-    /// When the pipe was last seen empty: what is read next came after.
-    empty_at: Instant,
     /// Whether reading is over: the program closed its stdout or wrote a line too long.
     over: bool,
     /// How many reads brought bytes.
@@ -160,14 +156,13 @@ pub(super) struct Replies {
 }
 
 impl Replies {
-    pub fn new(stdout: ChildStdout, from: Instant) -> std::io::Result<Replies> {
+    pub fn new(stdout: ChildStdout) -> std::io::Result<Replies> {
         non_blocking(stdout.as_raw_fd())?;
         Ok(Replies {
             stdout,
             partial: Vec::new(),
             lines: VecDeque::new(),
             chunk: vec![0; 64 * 1024],
-            empty_at: from,
             over: false,
             reads: 0,
         })
@@ -190,24 +185,17 @@ impl Replies {
         let mut came = 0;
         let mut reads = 0;
         while !self.over && came < want.max(1) && reads < MOST_READS {
-            let looked = Instant::now();
             match self.stdout.read(&mut chunk) {
-                Ok(0) => {
-                    self.push(looked, looked, Line::Closed);
-                    came += 1;
-                }
-                Ok(n) => {
+                Ok(n) if n > 0 => {
                     reads += 1;
                     self.reads += 1;
                     came += self.split(&chunk[..n], Instant::now());
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    self.empty_at = looked;
-                    break;
-                }
-                Err(_) => {
-                    self.push(looked, looked, Line::Closed);
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                // The end of its output, or a pipe that cannot be read: nothing more will come.
+                _ => {
+                    self.push(Instant::now(), Line::Closed);
                     came += 1;
                 }
             }
@@ -234,26 +222,22 @@ impl Replies {
                 .trim_end_matches('\r')
                 .to_owned();
             self.partial.clear();
-            self.push(self.empty_at, read, Line::Text(text));
+            self.push(read, Line::Text(text));
             came += 1;
         }
         if self.partial.len() <= MAX_LINE {
             self.partial.extend_from_slice(rest);
         }
         if self.partial.len() > MAX_LINE {
-            self.push(self.empty_at, read, Line::TooLong);
+            self.push(read, Line::TooLong);
             came += 1;
         }
         came
     }
 
-    fn push(&mut self, earliest: Instant, read: Instant, line: Line) {
+    fn push(&mut self, read: Instant, line: Line) {
         self.over |= !matches!(line, Line::Text(_));
-        self.lines.push_back(Arrived {
-            earliest,
-            read,
-            line,
-        });
+        self.lines.push_back(Arrived { read, line });
     }
 }
 
