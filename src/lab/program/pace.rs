@@ -108,6 +108,8 @@ mod tests {
         };
         assert_eq!(gathering(1, 5), Some(now + FIRST_GUESS * 4));
         assert_eq!(gathering(1, 2), Some(now + FIRST_GUESS));
+        assert_eq!(gathering(1, 17), Some(now + FIRST_GUESS * 16));
+        assert_eq!(gathering(1, 18), Some(now + FIRST_GUESS * 17 / 2));
         assert_eq!(gathering(1, 101), Some(now + FIRST_GUESS * 50));
         assert_eq!(gathering(1, 100_000), Some(now + LONGEST));
     }
@@ -146,6 +148,12 @@ mod tests {
         let now = Instant::now();
         pace.read(now, 1, 3);
         assert_eq!(pace.gathering(now + LONGEST), None);
+        pace.read(now, 1, 2);
+        assert_eq!(
+            pace.gathering(now + FIRST_GUESS),
+            None,
+            "the moment itself is reached"
+        );
         assert!(!pace.waits(), "asked once, the wait is over");
     }
 }

@@ -281,3 +281,50 @@ pub(super) fn wait(replies: Option<RawFd>, requests: Option<RawFd>, until: Insta
         libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::{Child, Command, Stdio};
+
+    fn requests_to(script: &str) -> (Child, Requests) {
+        let mut child = Command::new("sh")
+            .args(["-c", script])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let requests = Requests::new(child.stdin.take().unwrap()).unwrap();
+        (child, requests)
+    }
+
+    /// Once the pipe has taken more than half of what waited, that part is dropped.
+    #[test]
+    fn what_the_pipe_took_is_dropped_once_it_is_most_of_the_buffer() {
+        let (mut child, mut requests) = requests_to("cat > /dev/null");
+        requests.push(&[b'a'; 1000]);
+        requests.write_now();
+        assert_eq!(requests.written, 1000);
+        requests.push(b"bc");
+        assert_eq!((requests.bytes.as_slice(), requests.at), (&b"bc"[..], 0));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    /// A pipe that took half or less keeps the buffer as it is: the program is behind.
+    #[test]
+    fn a_buffer_mostly_waiting_is_kept_as_it_is() {
+        let (mut child, mut requests) = requests_to("exec sleep 5");
+        requests.push(&[b'a'; 400_000]);
+        requests.write_now();
+        assert!(requests.written > 0 && requests.written < 200_000);
+        assert_eq!(
+            requests.waiting(),
+            Some(requests.stdin.as_ref().unwrap().as_raw_fd())
+        );
+        requests.push(b"b");
+        assert_eq!(requests.bytes.len(), 400_001);
+        assert_eq!(requests.at as u64, requests.written);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

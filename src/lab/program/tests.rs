@@ -516,6 +516,29 @@ fn a_request_still_going_into_the_pipe_has_its_time_from_the_last_bytes_taken() 
     assert!(started.elapsed() >= Duration::from_millis(500));
 }
 
+/// A request longer than the pipe holds goes in as fast as the program reads it: the checker
+/// waits for room as well as for replies.
+#[test]
+fn a_request_longer_than_the_pipe_goes_in_as_fast_as_it_is_read() {
+    let request = Request::Write {
+        key: "file".into(),
+        value: "x".repeat(1_000_000),
+        token: 1,
+    };
+    let mut line = Vec::new();
+    request.write_line(1, &mut line);
+    let script = format!(
+        r#"{SH_HELLO}
+        head -c {} > /dev/null; read rest; echo '{{"id":1,"returned":null}}'; exec sleep 5"#,
+        line.len() - 10
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let started = Instant::now();
+    program.send(&request).unwrap();
+    assert!(program.receive().is_ok());
+    assert!(started.elapsed() < PATIENT / 10, "{:?}", started.elapsed());
+}
+
 /// A program that ends mid-stream is charged with the request it ended on, not with one sent
 /// after it had gone.
 #[test]
