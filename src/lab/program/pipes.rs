@@ -118,7 +118,7 @@ impl Requests {
                     self.written += n as u64;
                     self.taken_at = Some(Instant::now());
                 }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                // Never blocking, it is never interrupted by a signal either.
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return,
                 Err(_) => self.close(),
             }
@@ -191,7 +191,6 @@ impl Replies {
                     self.reads += 1;
                     came += self.split(&chunk[..n], Instant::now());
                 }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                 // The end of its output, or a pipe that cannot be read: nothing more will come.
                 _ => {

@@ -516,6 +516,39 @@ fn a_request_still_going_into_the_pipe_has_its_time_from_the_last_bytes_taken() 
     assert!(started.elapsed() >= Duration::from_millis(500));
 }
 
+/// The CPU time this thread has used.
+#[cfg(target_os = "linux")]
+fn thread_cpu() -> Duration {
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_THREAD, &mut usage);
+        usage
+    };
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    time(usage.ru_utime) + time(usage.ru_stime)
+}
+
+/// Waiting for a slow reply, with requests in flight, sleeps: the checker spends no CPU on it.
+#[cfg(target_os = "linux")]
+#[test]
+fn waiting_for_a_slow_reply_costs_the_checker_no_cpu() {
+    let script = format!(
+        r#"{SH_HELLO}
+        read l; read l; sleep 0.5; echo '{{"id":1,"done":true}}'; echo '{{"id":2,"done":true}}'
+        exec sleep 5"#
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let (cpu, started) = (thread_cpu(), Instant::now());
+    for n in 0..2 {
+        program.send(&Request::Clock { now: n as f64 }).unwrap();
+    }
+    program.drain().unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(500));
+    let used = thread_cpu() - cpu;
+    assert!(used < Duration::from_millis(100), "{used:?} of CPU");
+}
+
 /// A request longer than the pipe holds goes in as fast as the program reads it: the checker
 /// waits for room as well as for replies.
 #[test]
