@@ -91,6 +91,10 @@ impl Requests {
     }
 
     pub fn push(&mut self, batch: &[u8]) {
+        // A closed stdin takes nothing more: kept, the bytes would only pile up.
+        if self.stdin.is_none() {
+            return;
+        }
         // What the pipe took is dropped before the buffer grows past twice what waits.
         if self.at > self.bytes.len() / 2 {
             self.bytes.drain(..self.at);
@@ -323,6 +327,17 @@ mod tests {
         requests.push(b"b");
         assert_eq!(requests.bytes.len(), 400_001);
         assert_eq!(requests.at as u64, requests.written);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    /// Once the program has closed its stdin, what is sent goes nowhere and is not kept.
+    #[test]
+    fn a_closed_stdin_keeps_nothing_sent_after() {
+        let (mut child, mut requests) = requests_to("exec sleep 5");
+        requests.close();
+        requests.push(b"lost");
+        assert!(requests.bytes.is_empty() && requests.waiting().is_none());
         let _ = child.kill();
         let _ = child.wait();
     }
