@@ -491,17 +491,23 @@ fn a_reply_that_came_in_time_is_in_time_however_late_it_is_read() {
     assert_eq!(program.receive(), Ok(Reply::Done));
 }
 
-/// A request whose line is longer than the pipe holds goes in as the program reads it: its time
-/// runs from the last moment the program took some of it, not from its flush.
-#[test]
-fn a_request_still_going_into_the_pipe_has_its_time_from_the_last_bytes_taken() {
+/// A write of a `value_bytes` long value, and its line as request 1 (the newline aside).
+fn long_write(value_bytes: usize) -> (Request, Vec<u8>) {
     let request = Request::Write {
         key: "file".into(),
-        value: "x".repeat(300_000),
+        value: "x".repeat(value_bytes),
         token: 1,
     };
     let mut line = Vec::new();
     request.write_line(1, &mut line);
+    (request, line)
+}
+
+/// A request whose line is longer than the pipe holds goes in as the program reads it: its time
+/// runs from the last moment the program took some of it, not from its flush.
+#[test]
+fn a_request_still_going_into_the_pipe_has_its_time_from_the_last_bytes_taken() {
+    let (request, line) = long_write(300_000);
     // Read 20,000 bytes every 0.1 s, five times, then the rest of the line at once.
     let script = format!(
         r#"{SH_HELLO}
@@ -554,13 +560,7 @@ fn waiting_for_a_slow_reply_costs_the_checker_no_cpu() {
 /// waits for room as well as for replies.
 #[test]
 fn a_request_longer_than_the_pipe_goes_in_as_fast_as_it_is_read() {
-    let request = Request::Write {
-        key: "file".into(),
-        value: "x".repeat(1_000_000),
-        token: 1,
-    };
-    let mut line = Vec::new();
-    request.write_line(1, &mut line);
+    let (request, line) = long_write(1_000_000);
     let script = format!(
         r#"{SH_HELLO}
         head -c {} > /dev/null; read rest; echo '{{"id":1,"returned":null}}'; exec sleep 5"#,
