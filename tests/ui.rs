@@ -982,6 +982,73 @@ fn a_system_with_no_token_offers_no_fencing_no_check_and_no_highest_token() {
     }
 }
 
+/// The help offers exactly the switches the run has: under a system with no token and on a
+/// student's storage `f`, `v` (and with no token `c`) only refuse, so the help names them once,
+/// with the reason, in place of their rows. Over every system, ours, and a student's storage.
+#[test]
+fn the_help_offers_only_the_switches_the_run_has_and_says_why_not_the_others() {
+    use fencing_lab::sim::systems::SYSTEMS;
+    let mut setups = vec![(
+        "ours".to_owned(),
+        setup("gc-pause", true, FenceCheck::PerKey),
+    )];
+    for system in SYSTEMS {
+        let fenced = setup("gc-pause", true, FenceCheck::PerKey).as_system(system);
+        setups.push((system.id.to_owned(), fenced));
+    }
+    setups.push((
+        "student".to_owned(),
+        setup("gc-pause", true, FenceCheck::PerKey).student(fencing_lab::sim::built_in(), "ada"),
+    ));
+    let switches = [
+        (Action::ToggleFencing, "f", "fencing on / off from now on"),
+        (Action::CycleCheck, "v", "storage check: per-key"),
+        (
+            Action::ToggleCompare,
+            "c",
+            "compare fenced and unfenced storage",
+        ),
+    ];
+    let mut lacking = 0;
+    for (name, setup) in setups {
+        let mut app = App::new(Session::new(setup), Theme::plain());
+        app.update(Action::ToggleHelp);
+        let text = screen(&app, 80, 24);
+        let absent: Vec<&str> = switches
+            .iter()
+            .filter(|(action, _, _)| !app.command(*action).available)
+            .map(|(_, key, _)| *key)
+            .collect();
+        for (action, _, label) in switches {
+            let offered = app.command(action).available;
+            assert_eq!(text.contains(label), offered, "{name} {action:?}:\n{text}");
+        }
+        let row = text
+            .lines()
+            .find(|l| l.contains("not in this run"))
+            .map(str::to_owned);
+        match row {
+            None => assert!(absent.is_empty(), "{name} lacks {absent:?} unsaid:\n{text}"),
+            Some(row) => {
+                lacking += 1;
+                assert!(
+                    row.contains(&format!("│{} ", absent.join(" "))),
+                    "{name}: {row}"
+                );
+                // Said as it is, not in the system's words ("no grant" would be false).
+                assert!(!text.contains("no grant"), "{name}:\n{text}");
+            }
+        }
+        for label in ["quit", "GC-pause the selected client", "restart"] {
+            assert!(text.contains(label), "{name} lost {label:?}:\n{text}");
+        }
+    }
+    assert!(
+        lacking >= 3,
+        "no run lacked a switch: the test tested nothing"
+    );
+}
+
 #[test]
 fn the_end_of_a_lesson_offers_what_comes_next_not_a_step() {
     let mut app = app_at("gc-pause", true, 23_000);

@@ -343,12 +343,25 @@ pub fn hints(mode: Mode) -> Vec<Hint> {
 /// The help's rows of `mode`: every key of a row (continuation rows share the one above) and
 /// what it does.
 pub fn help_rows(mode: Mode) -> Vec<(String, &'static str)> {
+    help_rows_without(mode, &[])
+}
+
+/// The help's rows of `mode` without the commands in `missing` (those a run does not have,
+/// which the help names once, with the reason, instead of offering them).
+pub fn help_rows_without(mode: Mode, missing: &[Action]) -> Vec<(String, &'static str)> {
     let mut rows: Vec<(Vec<String>, &'static str)> = Vec::new();
+    let mut skipping = false;
     for binding in keymap(mode) {
         let keys = binding.codes.iter().map(|&c| key_label(c));
-        match rows.last_mut() {
-            Some(row) if binding.label.is_empty() => row.0.extend(keys),
-            _ => rows.push((keys.collect(), binding.label)),
+        if binding.label.is_empty() {
+            if let (false, Some(row)) = (skipping, rows.last_mut()) {
+                row.0.extend(keys);
+            }
+            continue;
+        }
+        skipping = missing.contains(&binding.action);
+        if !skipping {
+            rows.push((keys.collect(), binding.label));
         }
     }
     rows.into_iter()

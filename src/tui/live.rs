@@ -75,6 +75,8 @@ pub fn live_frame(board: &Board) -> FrameData<'_> {
                 action: Action::Quit,
             }],
         },
+        // The live screen has no help overlay.
+        help_missing: None,
     }
 }
 

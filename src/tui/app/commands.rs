@@ -71,6 +71,27 @@ impl App {
         !self.on_student_code() && self.session.setup().has_token()
     }
 
+    /// The switches this run does not have (its footer leaves them out), and one sentence why,
+    /// for the help: a lecturer reading the keys should not be offered a key that only refuses.
+    pub fn missing_commands(&self) -> Option<(Vec<Action>, String)> {
+        let missing: Vec<Action> = [
+            Action::ToggleFencing,
+            Action::CycleCheck,
+            Action::ToggleCompare,
+        ]
+        .into_iter()
+        .filter(|&action| !self.command(action).available)
+        .collect();
+        let why = match self.session.setup().system.filter(|s| !s.has_token) {
+            Some(system) => format!(
+                "not in this run: {} hands out no fencing token, so there is no check to switch and no fenced storage to compare.",
+                system.name
+            ),
+            None => "not in this run: your FencedStorage applies the rule you wrote.".to_owned(),
+        };
+        (!missing.is_empty()).then_some((missing, why))
+    }
+
     /// Why `action` cannot act now, for the status line.
     pub(super) fn refusal(&self, action: Action) -> String {
         match action {

@@ -8,7 +8,7 @@ mod panels;
 mod text;
 mod timeline;
 
-use super::app::{App, Mode, Overlay};
+use super::app::{Action, App, Mode, Overlay};
 
 pub use header::{Field, HeaderData, HEADER_KEPT};
 pub use panels::{
@@ -33,6 +33,8 @@ pub struct FrameData<'a> {
     /// How many earlier events are not in `events`.
     pub events_before: usize,
     pub footer: FooterData,
+    /// The commands this run does not have and why, for the help.
+    pub help_missing: Option<(Vec<Action>, String)>,
 }
 
 impl<'a> FrameData<'a> {
@@ -52,6 +54,7 @@ impl<'a> FrameData<'a> {
             events,
             events_before,
             footer: text::footer(app),
+            help_missing: app.missing_commands(),
         }
     }
 }

@@ -28,7 +28,7 @@ use crate::sim::Vocab;
 
 pub use fit::{clip, wrap};
 pub use lanes::{lock_labels, LockLabels, Window};
-pub use overlays::help_pages;
+pub use overlays::{help_pages, help_pages_without};
 pub use panels::verdict_text;
 pub use timeline::{lane_span, LEGEND};
 
@@ -283,6 +283,7 @@ fn draw_overlay(
             mode: beneath,
             theme,
             vocab,
+            missing: data.help_missing.as_ref(),
         }
         .render(area, buf),
         Overlay::Picker { cursor } => overlays::Picker { theme, cursor }.render(area, buf),

@@ -71,10 +71,34 @@ fn panels() -> Vec<(String, String)> {
 /// the marks on the timeline, the labels and panels, then what real systems call the token.
 /// Each fits the smallest screen whole.
 pub fn help_pages(mode: Mode) -> Vec<(String, Vec<(String, String)>)> {
-    let keys_page = keys::help_rows(mode)
+    help_pages_without(mode, None)
+}
+
+/// The help pages of a run that lacks some commands (`missing`: which, and why): their rows
+/// give way to one row naming their keys and the reason.
+pub fn help_pages_without(
+    mode: Mode,
+    missing: Option<&(Vec<Action>, String)>,
+) -> Vec<(String, Vec<(String, String)>)> {
+    let (missing, why): (Vec<Action>, &str) = match missing {
+        Some((actions, why)) => (
+            actions
+                .iter()
+                .copied()
+                .filter(|&a| keys::keymap(mode).iter().any(|b| b.action == a))
+                .collect(),
+            why,
+        ),
+        None => (Vec::new(), ""),
+    };
+    let mut keys_page: Vec<(String, String)> = keys::help_rows_without(mode, &missing)
         .into_iter()
         .map(|(k, l)| (k, l.to_owned()))
         .collect();
+    if !missing.is_empty() {
+        let keys: Vec<String> = missing.iter().map(|&a| keys::key_for(mode, a)).collect();
+        keys_page.push((keys.join(" "), why.to_owned()));
+    }
     let marks = LEGEND
         .iter()
         .map(|(glyph, _, meaning)| (glyph.to_string(), (*meaning).to_owned()))
@@ -108,15 +132,20 @@ pub struct Help<'a> {
     /// The lesson's words: with `--as`, the system's word for a token (not on the last page,
     /// which names every system's).
     pub vocab: &'a Vocab,
+    /// The commands this run does not have, and why.
+    pub missing: Option<&'a (Vec<Action>, String)>,
 }
 
 impl Widget for Help<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let pages = help_pages(self.mode);
+        let pages = help_pages_without(self.mode, self.missing);
         let page = self.page.min(pages.len() - 1);
         let (title, rows) = &pages[page];
+        // The reason for the missing switches names the system and its token as they are: the
+        // system's word for a token would turn "no fencing token" into "no grant".
+        let why = self.missing.map(|(_, why)| why.as_str());
         let said = |text: &str| {
-            if page + 1 < pages.len() {
+            if page + 1 < pages.len() && Some(text) != why {
                 self.vocab.say(text)
             } else {
                 text.to_owned()
