@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use super::client::{Activity, Belief, Client};
 use super::event::{ClientId, Event, EventKind, LockId};
 use super::history::{History, Keep, LaneState, MarkKind};
-use super::lesson::{BeliefTruth, Believes, Truth};
+use super::lesson::LeaseBook;
 use super::time::{seconds, Ms};
 use super::world::{LiveLease, Setup, Stats};
 
@@ -307,70 +307,31 @@ impl Board {
         self.history
             .update_lanes(self.now, clients.into_iter(), locks.into_iter());
     }
+}
 
-    /// What `client` believes of its (first) lease on its own clock, beside what etcd holds.
-    pub fn belief_and_truth(&self, client: &Client) -> BeliefTruth {
-        let now = self.now;
-        if client.is_down() {
-            let live = self.leases.iter().flatten().find(|l| l.client == client.id);
-            return BeliefTruth {
-                believes: Believes::Down,
-                truth: live.map_or(Truth::Nothing, |l| Truth::Live {
-                    left: self.lease_left(l),
-                }),
-                stale: false,
-            };
-        }
-        let Some((lock, belief)) = client.first_belief() else {
-            return BeliefTruth {
-                believes: if client.is_paused() {
-                    Believes::Frozen
-                } else {
-                    Believes::Nothing
-                },
-                truth: Truth::Nothing,
-                stale: false,
-            };
-        };
-        let left = client.believed_left(lock, now).unwrap_or(0);
-        let believes = Believes::Holds {
-            token: belief.token,
-            left,
-        };
-        if let Some(lease) = self
-            .lease(lock)
-            .filter(|l| l.client == client.id && l.token == belief.token)
-        {
-            return BeliefTruth {
-                believes,
-                truth: Truth::Live {
-                    left: self.lease_left(&lease),
-                },
-                stale: false,
-            };
-        }
-        let spans = self.history.lock_lane(lock.index());
-        let ended = spans
-            .iter()
-            .rposition(|s| s.holder == Some((client.id, belief.token)))
-            .and_then(|i| spans.get(i + 1))
-            .map(|s| s.start);
-        BeliefTruth {
-            believes,
-            truth: match ended {
-                Some(at) => Truth::Ended {
-                    ago: now.saturating_sub(at),
-                },
-                None => Truth::NotItsLease,
-            },
-            stale: left > 0,
-        }
+/// etcd's leases, as the run last read them, on the run's real clock.
+impl LeaseBook for Board {
+    fn now(&self) -> Ms {
+        self.now
+    }
+    fn lock_count(&self) -> usize {
+        self.leases.len()
+    }
+    fn lease(&self, lock: LockId) -> Option<LiveLease> {
+        Board::lease(self, lock)
+    }
+    fn lease_left(&self, lease: &LiveLease) -> i64 {
+        Board::lease_left(self, lease)
+    }
+    fn history(&self) -> &History {
+        &self.history
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::lesson::{belief_and_truth, Believes, Truth};
     use crate::sim::Scenario;
     use crate::{FenceCheck, Verdict};
     use std::sync::Arc;
@@ -442,7 +403,7 @@ mod tests {
         b.apply(at(16_010, EventKind::Resume { client: c1 }));
         let c = &b.clients()[0];
         // Frozen for 15.007 s: its own clock says 10 - 1.003 + 0.012 ... about 9 s are left.
-        let bt = b.belief_and_truth(c);
+        let bt = belief_and_truth(&b, c);
         match bt.believes {
             Believes::Holds { token: 8, left } => assert!((8_900..9_100).contains(&left), "{left}"),
             other => panic!("{other:?}"),
@@ -516,7 +477,7 @@ mod tests {
             "the scenario's end until the run says otherwise"
         );
         assert_eq!(
-            b.belief_and_truth(&b.clients()[0]).believes,
+            belief_and_truth(&b, &b.clients()[0]).believes,
             Believes::Nothing
         );
         b.apply(at(
@@ -542,7 +503,7 @@ mod tests {
             Some(4.0),
             "renewed on etcd"
         );
-        let bt = b.belief_and_truth(&b.clients()[0]);
+        let bt = belief_and_truth(&b, &b.clients()[0]);
         assert_eq!(
             bt.believes,
             Believes::Holds {
@@ -633,7 +594,7 @@ mod tests {
         ));
         let c = &b.clients()[1];
         assert_eq!(b.lane_state(c), LaneState::Crashed);
-        let bt = b.belief_and_truth(c);
+        let bt = belief_and_truth(&b, c);
         assert_eq!(
             (bt.believes, bt.truth),
             (Believes::Down, Truth::Live { left: 2_500 })
@@ -668,7 +629,7 @@ mod tests {
             },
         ));
         assert_eq!(
-            b.belief_and_truth(&b.clients()[2]).believes,
+            belief_and_truth(&b, &b.clients()[2]).believes,
             Believes::Frozen
         );
         b.apply(at(6_000, EventKind::Resume { client: c3 }));
@@ -708,7 +669,7 @@ mod tests {
                 expires_at: 5.0,
             },
         ));
-        let bt = b.belief_and_truth(&b.clients()[0]);
+        let bt = belief_and_truth(&b, &b.clients()[0]);
         assert_eq!(
             bt.believes,
             Believes::Holds {
@@ -765,7 +726,7 @@ mod tests {
             LaneState::Stale,
             "client 1 counts time on a lease that ended"
         );
-        let bt = b.belief_and_truth(c);
+        let bt = belief_and_truth(&b, c);
         assert_eq!(bt.truth, Truth::Ended { ago: 100 });
         assert!(bt.stale);
         // Exactly when its own clock says the lease ran out, it no longer thinks it holds it.
@@ -773,7 +734,7 @@ mod tests {
         let c = &b.clients()[0];
         assert_eq!(c.believed_left(lock, 5_000), Some(0));
         assert_eq!(b.lane_state(c), LaneState::Idle);
-        assert!(!b.belief_and_truth(c).stale);
+        assert!(!belief_and_truth(&b, c).stale);
         // A release naming another token than the live lease's ends nothing.
         b.apply(at(
             5_100,

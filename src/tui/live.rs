@@ -28,7 +28,7 @@ use super::terminal::{clamped, enter, restore};
 use super::theme::{Role, Theme};
 use super::view;
 use crate::sim::board::Board;
-use crate::sim::lesson::{Believes, Lesson, RunView, Tone, Truth};
+use crate::sim::lesson::{belief_and_truth, Believes, Lesson, RunView, Tone, Truth};
 use crate::sim::time::{fmt_seconds, fmt_service_seconds};
 use crate::sim::{EventKind, LockId, Vocab};
 
@@ -128,7 +128,7 @@ fn timeline(board: &Board) -> TimelineData<'_> {
         .clients()
         .iter()
         .map(|client| {
-            let bt = board.belief_and_truth(client);
+            let bt = belief_and_truth(board, client);
             ClientRow {
                 id: client.id,
                 selected: false,

@@ -4,7 +4,7 @@ use crate::sim::client::Client;
 use crate::sim::event::{ClientId, LockId};
 use crate::sim::history::{History, LaneState};
 use crate::sim::time::Ms;
-use crate::sim::world::World;
+use crate::sim::world::{LiveLease, World};
 
 /// What a client believes of its lease, on its own clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,18 +42,51 @@ pub struct BeliefTruth {
     pub stale: bool,
 }
 
+/// Where the leases are kept: the simulated world, or a real etcd as the live run's board last
+/// read it. A client's belief is set beside either in the one way [`belief_and_truth`] says.
+pub trait LeaseBook {
+    /// Now, on the run's clock.
+    fn now(&self) -> Ms;
+    /// How many locks there are.
+    fn lock_count(&self) -> usize;
+    /// The live lease on `lock`.
+    fn lease(&self, lock: LockId) -> Option<LiveLease>;
+    /// How many ms the lock service still counts on `lease`.
+    fn lease_left(&self, lease: &LiveLease) -> i64;
+    /// The run's record, whose lock lanes say when each lease stopped being live.
+    fn history(&self) -> &History;
+}
+
+impl LeaseBook for World {
+    fn now(&self) -> Ms {
+        World::now(self)
+    }
+    fn lock_count(&self) -> usize {
+        self.scenario().locks.len()
+    }
+    fn lease(&self, lock: LockId) -> Option<LiveLease> {
+        World::lease(self, lock)
+    }
+    fn lease_left(&self, lease: &LiveLease) -> i64 {
+        World::lease_left(self, lease)
+    }
+    fn history(&self) -> &History {
+        World::history(self)
+    }
+}
+
 /// What `client` believes of its (first) lease and what the lock service knows of it, now.
-pub fn belief_and_truth(world: &World, client: &Client) -> BeliefTruth {
-    let now = world.now();
+pub fn belief_and_truth(book: &impl LeaseBook, client: &Client) -> BeliefTruth {
+    let now = book.now();
     if client.is_down() {
         // A crashed process believes nothing, but the lock service may still hold its lease.
-        let live = (0..world.scenario().locks.len())
-            .filter_map(|i| world.lease(LockId(i as u8)))
+        let live = (0..book.lock_count())
+            .filter_map(|i| book.lease(LockId(i as u8)))
             .find(|l| l.client == client.id);
         return BeliefTruth {
             believes: Believes::Down,
             truth: live.map_or(Truth::Nothing, |lease| Truth::Live {
-                left: world.lease_left(&lease),
+                left: book.lease_left(&lease),
             }),
             stale: false,
         };
@@ -77,19 +110,21 @@ pub fn belief_and_truth(world: &World, client: &Client) -> BeliefTruth {
         token: belief.token,
         left,
     };
-    if let Some(lease) = world
+    if let Some(lease) = book
         .lease(lock)
         .filter(|l| l.client == client.id && l.token == belief.token)
     {
-        let left = world.lease_left(&lease);
+        let left = book.lease_left(&lease);
         return BeliefTruth {
             believes,
             truth: Truth::Live { left },
             stale: false,
         };
     }
-    let truth = match lease_end(world, lock, client.id, belief.token) {
-        Some(t) => Truth::Ended { ago: now - t },
+    let truth = match lease_end(book.history(), lock, client.id, belief.token) {
+        Some(t) => Truth::Ended {
+            ago: now.saturating_sub(t),
+        },
         None => Truth::NotItsLease,
     };
     // They disagree only while the client still counts time left on a lease that has ended.
@@ -101,8 +136,8 @@ pub fn belief_and_truth(world: &World, client: &Client) -> BeliefTruth {
 }
 
 /// When `client`'s lease with `token` on `lock` stopped being live, from the lock's lane.
-fn lease_end(world: &World, lock: LockId, client: ClientId, token: u64) -> Option<Ms> {
-    let spans = world.history().lock_lane(lock.index());
+fn lease_end(history: &History, lock: LockId, client: ClientId, token: u64) -> Option<Ms> {
+    let spans = history.lock_lane(lock.index());
     let i = spans
         .iter()
         .rposition(|s| s.holder == Some((client, token)))?;

@@ -25,7 +25,9 @@ mod run_view;
 mod sentences;
 
 pub use super::phrase::Tone;
-pub use belief::{belief_and_truth, belief_lane, BeliefSpan, BeliefTruth, Believes, Held, Truth};
+pub use belief::{
+    belief_and_truth, belief_lane, BeliefSpan, BeliefTruth, Believes, Held, LeaseBook, Truth,
+};
 use numbers::Renumbering;
 use premise::{latest_instant, signature, tone_of};
 pub use run_view::RunView;
