@@ -3,7 +3,8 @@
 //! crate's layers stack: the library uses nothing of the rest; the simulation nothing of the UI,
 //! the pictures, the live lesson or the command line; the live lesson only the library and the
 //! simulation; the UI nothing of the pictures, the live lesson or the command line; the pictures
-//! nothing of the command line. A module that reaches up fails here.
+//! nothing of the command line. A module that reaches up fails here. Also: every test suite is
+//! mutation-tested or left out with a reason.
 
 use std::fs;
 use std::path::Path;
@@ -340,5 +341,62 @@ fn architecture_md_names_only_paths_that_exist_and_every_source_folder() {
             text.contains(&format!("`{folder}/`")) || text.contains(&format!("`{folder}`")),
             "ARCHITECTURE.md does not name the folder `{folder}/`"
         );
+    }
+}
+
+/// Every test suite is either run on each mutant by `cargo mutants` (.cargo/mutants.toml) or
+/// left out here with its reason, so a new suite that judges the lab or the simulation cannot
+/// be forgotten (grade, zoo and impl_views once were, and their mutants read as missed).
+#[test]
+fn every_suite_is_mutation_tested_or_left_out_with_a_reason() {
+    let left_out = [
+        (
+            "architecture",
+            "reads the source files, not their behaviour",
+        ),
+        (
+            "docs",
+            "compares the docs with the binary's help and tables",
+        ),
+        ("hostile", "drives the finished binary with bad input"),
+        ("live", "needs a real etcd"),
+        (
+            "pictures",
+            "draws diagrams and pages, outside the mutated code",
+        ),
+        ("pty", "drives the binary in a pseudo-terminal"),
+        ("threads", "runs the UI's terminal loop on threads"),
+        ("wide_characters", "measures the screen's columns"),
+    ];
+    let config = fs::read_to_string(".cargo/mutants.toml").unwrap();
+    let tested: Vec<&str> = config
+        .split("\"--test\", \"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    assert!(tested.contains(&"lab"), "no suite parsed: {tested:?}");
+    let mut suites: Vec<String> = fs::read_dir("tests")
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.strip_suffix(".rs").map(str::to_owned)
+        })
+        .collect();
+    suites.sort();
+    for suite in &suites {
+        let out = left_out.iter().any(|(name, _)| name == suite);
+        let run = tested.contains(&suite.as_str());
+        assert!(
+            out != run,
+            "tests/{suite}.rs is {} in .cargo/mutants.toml",
+            if run {
+                "both run and left out"
+            } else {
+                "neither run nor left out"
+            }
+        );
+    }
+    for (name, _) in left_out {
+        assert!(suites.iter().any(|s| s == name), "no tests/{name}.rs");
     }
 }
