@@ -218,3 +218,60 @@ fn a_method_still_to_write_says_so_in_one_line() {
         "LockService.acquire is not implemented yet: write it next"
     );
 }
+
+/// A CI page groups the cases by class: the seed's rules, the broad checks, the protocol.
+#[test]
+fn junit_groups_rules_apart_from_the_broad_checks() {
+    let mut r = sample();
+    r.error = Some("the program exited".into());
+    let xml = junit(&r);
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let classes: Vec<(&str, &str)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .map(|c| {
+            (
+                c.attribute("name").unwrap(),
+                c.attribute("classname").unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        classes,
+        vec![
+            ("defaults", "fencing-lab.rules"),
+            ("write-stale-rejected", "fencing-lab.rules"),
+            ("rejected-changes-nothing", "fencing-lab.rules"),
+            ("chaos", "fencing-lab.broad"),
+            (PROTOCOL_CASE, "fencing-lab.protocol"),
+        ]
+    );
+}
+
+/// Gradescope's summary line names the language the program said hello in; a program that
+/// never said hello did not start, and one that stopped part-way is said to have stopped.
+#[test]
+fn gradescopes_summary_names_the_language_or_says_the_program_did_not_start() {
+    let points = Points::default();
+    let output = |r: &Report| {
+        gradescope(r, &points)["output"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let r = sample();
+    assert_eq!(output(&r), "1 of 4 checks passed (python 3.12)");
+    let mut stopped = sample();
+    stopped.error = Some("it hung".into());
+    assert_eq!(
+        output(&stopped),
+        "1 of 4 checks passed (python 3.12)\nThe check stopped: it hung\nThe checks after it did not run."
+    );
+    let mut silent = report(Vec::new());
+    silent.language = String::new();
+    silent.error = Some("no hello".into());
+    assert_eq!(
+        output(&silent),
+        "0 of 0 checks passed\nThe program did not start: no hello"
+    );
+}
