@@ -74,6 +74,13 @@ fn a_storage_that_checks_nothing_differs_at_its_first_stale_write() {
     let w = found.writes;
     assert_eq!(w.student_rejects, 0, "{w:?}");
     assert_eq!(w.student_accepts, w.seed_accepts + w.seed_rejects);
+    // Every write of every seed is counted: those before the difference, the one that differs,
+    // and those after it.
+    let writes = (1..=20)
+        .flat_map(|s| recorded_calls(&chaos(), s))
+        .filter(|c| matches!(c.request, Request::Write { .. }))
+        .count() as u64;
+    assert_eq!(w.seed_accepts + w.seed_rejects, writes, "{w:?}");
     // The seeds before the one that differs agree.
     if seed > 1 {
         let earlier = check(

@@ -548,3 +548,90 @@ fn a_failures_replay_line_names_its_check_before_the_command() {
         );
     }
 }
+
+/// new-starts-over cannot be judged where its first pass already breaks another rule; it says
+/// at which step of its script (holder, read, highest, acquire, write, ...) and which call.
+#[test]
+fn new_starts_over_not_judged_names_the_step_and_call_that_broke_first() {
+    // Only a difference in what the first pass made (a grant, an accepted write) stops it: an
+    // observer's odd answer (a read of "") does not.
+    for (mistake, because) in [(
+        Mistake::WriteRefusesNewKey,
+        "step 5, write(file, \"a\", 1), breaks write-accepts first",
+    )] {
+        let out = outcomes(mistake);
+        match verdict_of(&out, CheckId::Rule(Rule::NewStartsOver)) {
+            Verdict::NotJudged { because: said, .. } => {
+                assert_eq!(said, because, "{mistake:?}")
+            }
+            other => panic!("{mistake:?}: {other:?}"),
+        }
+    }
+}
+
+/// A failure's replay line runs that check again as it ran: `--seeds` only for chaos, and only
+/// when the seeds were not the default.
+#[test]
+fn a_failures_replay_line_names_the_seeds_only_for_chaos_when_they_were_chosen() {
+    let replays = |chaos_seeds: u64| -> Vec<(String, String)> {
+        let plan = Plan {
+            chaos_seeds,
+            ..Plan::default()
+        };
+        let mistake = Mistake::WriteUnchecked;
+        let (out, _, _) = check_with(
+            Box::new(Student::new(mistake)),
+            &mut || Box::new(Student::new(mistake)),
+            &plan,
+        );
+        out.iter()
+            .filter_map(|o| Some((o.id().to_owned(), o.failure()?.replay.clone())))
+            .collect()
+    };
+    let chosen = replays(3);
+    let default = replays(Plan::default().chaos_seeds);
+    for (id, replay) in chosen.iter().chain(&default) {
+        assert!(replay.contains(&format!("--only {id}")), "{replay}");
+    }
+    let chaos = |replays: &[(String, String)]| {
+        replays
+            .iter()
+            .find(|(id, _)| id == "chaos")
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert!(
+        chaos(&chosen).contains("--only chaos --seeds 3 "),
+        "{}",
+        chaos(&chosen)
+    );
+    assert!(!chaos(&default).contains("--seeds"), "{}", chaos(&default));
+    let others = chosen.iter().filter(|(id, _)| id != "chaos");
+    assert!(others.clone().count() > 0);
+    for (_, replay) in others {
+        assert!(!replay.contains("--seeds"), "{replay}");
+    }
+}
+
+/// The chaos check's scope counts its seeds and calls, and mentions float rounding only where
+/// it cut a seed short: never for a storage it judged to the end.
+#[test]
+fn the_chaos_scope_counts_seeds_and_calls_and_nothing_else_when_every_seed_was_judged() {
+    let out = outcomes(Mistake::Correct);
+    let chaos = out.iter().find(|o| o.check == CheckId::Chaos).unwrap();
+    let calls: usize = (1..=Plan::default().chaos_seeds)
+        .map(|s| {
+            let scenario = std::sync::Arc::new(crate::sim::Scenario::built_in("chaos").unwrap());
+            crate::lab::chaos::recorded_calls(&scenario, s).len()
+        })
+        .sum();
+    assert_eq!(
+        chaos.scope,
+        format!(
+            "{} seeds of 60.0 s, {} calls",
+            Plan::default().chaos_seeds,
+            crate::sim::text::thousands(calls as u64)
+        )
+    );
+}
