@@ -371,7 +371,10 @@ fn every_suite_is_mutation_tested_or_left_out_with_a_reason() {
         // programs in four languages, and lessons walked on them. The lab's verdicts are judged
         // on in-process doubles by the unit tests and by tests/lab.rs.
         ("zoo", "runs every zoo program in four languages (minutes)"),
-        ("impl_views", "walks every lesson on students' programs (minutes)"),
+        (
+            "impl_views",
+            "walks each lesson on student programs (minutes)",
+        ),
     ];
     let config = fs::read_to_string(".cargo/mutants.toml").unwrap();
     let tested: Vec<&str> = config
