@@ -9,6 +9,14 @@ fn sh(script: &str) -> Command {
     command
 }
 
+/// A program that says hello, then answers "done" to every line it reads, as fast as it can.
+fn answers_done() -> Command {
+    sh(&format!(
+        r#"{SH_HELLO}
+        i=1; while read l; do echo "{{\"id\":$i,\"done\":true}}"; i=$((i+1)); done"#
+    ))
+}
+
 fn acquire() -> Request {
     Request::Acquire {
         name: "file".into(),
@@ -440,11 +448,7 @@ fn a_flushed_request_reaches_the_program_before_any_reply_is_awaited() {
 /// the checker more than the program spends answering.
 #[test]
 fn many_replies_in_flight_are_read_many_at_a_time() {
-    let script = format!(
-        r#"{SH_HELLO}
-        i=1; while read l; do echo "{{\"id\":$i,\"done\":true}}"; i=$((i+1)); done"#
-    );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(answers_done(), patient()).unwrap();
     let before = program.replies.reads;
     for n in 0..2_000 {
         program.send(&Request::Clock { now: n as f64 }).unwrap();
@@ -458,11 +462,7 @@ fn many_replies_in_flight_are_read_many_at_a_time() {
 /// a lone request later is read the moment it is answered.
 #[test]
 fn no_read_waits_to_gather_once_every_reply_is_in() {
-    let script = format!(
-        r#"{SH_HELLO}
-        i=1; while read l; do echo "{{\"id\":$i,\"done\":true}}"; i=$((i+1)); done"#
-    );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(answers_done(), patient()).unwrap();
     for n in 0..50 {
         program.send(&Request::Clock { now: n as f64 }).unwrap();
         assert_eq!(program.receive(), Ok(Reply::Done));
@@ -651,11 +651,7 @@ fn a_program_that_floods_its_output_is_judged_on_its_first_line() {
 /// fill theirs: neither side waits on the other, whatever was sent ahead.
 #[test]
 fn requests_and_replies_far_beyond_what_the_pipes_hold_pass_each_other() {
-    let script = format!(
-        r#"{SH_HELLO}
-        i=1; while read l; do echo "{{\"id\":$i,\"done\":true}}"; i=$((i+1)); done"#
-    );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(answers_done(), patient()).unwrap();
     // 200 KB of requests and 150 KB of replies, where each pipe holds 64 KB.
     let requests = 6_000;
     for n in 0..requests {
