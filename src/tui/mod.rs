@@ -23,14 +23,12 @@ mod view;
 
 pub use app::{Action, App, CommandInfo, Mode, Overlay, Prediction, HELP_PAGES, SPEEDS, STEPS};
 pub use frame::{duration, FrameData};
-pub use keys::{
-    action_for, help_rows, help_rows_without, hints, key_for, key_label, keymap, Binding, Hint,
-};
+pub use keys::{action_for, help_rows, hints, key_for, key_label, keymap, Binding, Hint};
 pub use live::{live_frame, live_text, run_live};
 pub use terminal::{clamped, report_save, run_terminal};
 pub use theme::{Role, Theme};
 pub use view::{
-    buffer_text, clip, draw, heights, help_pages, help_pages_without, lane_span, lock_labels,
-    render_buffer, render_text, shown_cells, verdict_text, wrap, Heights, LockLabels, Window,
-    LEGEND, MAX_HEIGHT, MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH,
+    buffer_text, clip, draw, heights, help_pages, lane_span, lock_labels, render_buffer,
+    render_text, shown_cells, verdict_text, wrap, Heights, LockLabels, Window, LEGEND, MAX_HEIGHT,
+    MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH,
 };

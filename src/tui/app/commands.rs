@@ -74,14 +74,12 @@ impl App {
     /// The switches this run does not have (its footer leaves them out), and one sentence why,
     /// for the help: a lecturer reading the keys should not be offered a key that only refuses.
     pub fn missing_commands(&self) -> Option<(Vec<Action>, String)> {
-        let missing: Vec<Action> = [
-            Action::ToggleFencing,
-            Action::CycleCheck,
-            Action::ToggleCompare,
-        ]
-        .into_iter()
-        .filter(|&action| !self.command(action).available)
-        .collect();
+        // Which commands a run lacks is `command`'s to say; the table gives their order.
+        let missing: Vec<Action> = keys::keymap(Mode::Main)
+            .iter()
+            .map(|binding| binding.action)
+            .filter(|&action| !self.command(action).available)
+            .collect();
         let why = match self.session.setup().system.filter(|s| !s.has_token) {
             Some(system) => format!(
                 "not in this run: {} hands out no fencing token, so there is no check to switch and no fenced storage to compare.",

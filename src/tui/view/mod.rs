@@ -28,7 +28,7 @@ use crate::sim::Vocab;
 
 pub use fit::{clip, wrap};
 pub use lanes::{lock_labels, LockLabels, Window};
-pub use overlays::{help_pages, help_pages_without};
+pub use overlays::help_pages;
 pub use panels::verdict_text;
 pub use timeline::{lane_span, LEGEND};
 
