@@ -391,7 +391,7 @@ impl Student {
                 g.released = true;
             }
         }
-        if self.mistake == Mistake::ReleaseBumpsCounter {
+        if self.is(Mistake::ReleaseBumpsCounter) {
             self.take_token(name);
         }
         Reply::Succeeded { none: None }
