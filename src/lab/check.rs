@@ -455,35 +455,14 @@ impl Run<'_> {
 
     fn chaos(&mut self, profile: Profile) -> Result<(String, Verdict), ProtocolError> {
         let seeds = self.plan.chaos_seeds;
-        let found = chaos::check(self.program(), seeds, profile)?;
-        let w = found.writes;
-        let writes = format!(
-            "the seed's rule accepts {} and rejects {}; your storage accepted {} and rejected {}",
-            crate::sim::text::thousands(w.seed_accepts),
-            crate::sim::text::thousands(w.seed_rejects),
-            crate::sim::text::thousands(w.student_accepts),
-            crate::sim::text::thousands(w.student_rejects),
-        );
-        let mut scope = format!(
-            "{} of 60.0 s, {}",
-            counted(seeds, "seed", "seeds"),
-            counted(found.calls, "call", "calls")
-        );
-        if found.unclear > 0 {
-            scope.push_str(&format!(
-                "; {} judged up to where float rounding decided a lease's end",
-                counted(found.unclear, "seed", "seeds")
-            ));
-        }
+        let found = chaos::check(self.program(), 1..=seeds, profile)?;
+        let scope = chaos_scope(seeds, &found);
         let Some((seed, m)) = found.difference else {
             return Ok((scope, Verdict::Passed));
         };
         let chaos = crate::sim::Scenario::built_in("chaos").expect("chaos is built in");
         let mut failure = self.chaos_case(&m, chaos.lease_seconds, chaos.first_token, profile)?;
-        // How the storage did says something only where its code ran and the seed's run did.
-        let storage_ran = w.student_accepts + w.student_rejects > 0 && !m.constructor_failed();
-        let run_note = storage_ran
-            .then(|| format!("seed {seed}: of its writes and the seeds' before it, {writes}"));
+        let run_note = storage_note(seed, &found.writes, &m);
         failure.note = match (failure.note.take(), run_note) {
             (Some(shrunk), Some(run)) => Some(format!("{run}; {shrunk}")),
             (shrunk, run) => run.or(shrunk),
@@ -494,6 +473,40 @@ impl Run<'_> {
         failure.chaos_seed = Some(seed);
         Ok((scope, Verdict::Failed(failure)))
     }
+}
+
+/// What the chaos check covered: its seeds and calls, and the seeds judged only up to where
+/// float rounding decided a lease's end.
+fn chaos_scope(seeds: u64, found: &chaos::Found) -> String {
+    let mut scope = format!(
+        "{} of 60.0 s, {}",
+        counted(seeds, "seed", "seeds"),
+        counted(found.calls, "call", "calls")
+    );
+    if found.unclear > 0 {
+        scope.push_str(&format!(
+            "; {} judged up to where float rounding decided a lease's end",
+            counted(found.unclear, "seed", "seeds")
+        ));
+    }
+    scope
+}
+
+/// How the storage did over the chaos runs, for the note of a failure at `seed`. It says
+/// something only where the storage's code ran (some write had an answer other than "not
+/// implemented") and the seed's constructor did.
+fn storage_note(seed: u64, w: &chaos::Writes, m: &Mismatch) -> Option<String> {
+    let storage_ran = w.student_accepts + w.student_rejects > 0 && !m.constructor_failed();
+    storage_ran.then(|| {
+        format!(
+            "seed {seed}: of its writes and the seeds' before it, the seed's rule accepts {} and \
+             rejects {}; your storage accepted {} and rejected {}",
+            crate::sim::text::thousands(w.seed_accepts),
+            crate::sim::text::thousands(w.seed_rejects),
+            crate::sim::text::thousands(w.student_accepts),
+            crate::sim::text::thousands(w.student_rejects),
+        )
+    })
 }
 
 impl Run<'_> {
@@ -519,18 +532,24 @@ impl Run<'_> {
                 return Ok(f);
             }
         }
-        let mut f = failure(m, &Script::new(None, None, Vec::new()), String::new());
-        let before = f.transcript.len().saturating_sub(8);
-        f.transcript.drain(..before);
-        if before > 0 {
-            let earlier = counted(before as u64, "call", "calls");
-            f.transcript.insert(0, format!("… ({earlier} before)"));
-        }
-        f.played = Vec::new();
-        f.lease_seconds = lease_seconds;
-        f.first_token = first_token;
-        Ok(f)
+        Ok(last_calls(m, lease_seconds, first_token))
     }
+}
+
+/// A chaos difference that cannot be made a script: the calls just before the one that
+/// differs, after a mark of how many came before them.
+fn last_calls(m: &Mismatch, lease_seconds: f64, first_token: u64) -> Box<Failure> {
+    let mut f = failure(m, &Script::new(None, None, Vec::new()), String::new());
+    let before = f.transcript.len().saturating_sub(8);
+    f.transcript.drain(..before);
+    if before > 0 {
+        let earlier = counted(before as u64, "call", "calls");
+        f.transcript.insert(0, format!("… ({earlier} before)"));
+    }
+    f.played = Vec::new();
+    f.lease_seconds = lease_seconds;
+    f.first_token = first_token;
+    f
 }
 
 #[cfg(test)]

@@ -187,6 +187,10 @@ struct Grant {
     client: String,
     token: u64,
     expires: f64,
+    /// When the lease began (its grant or its last renew) and how long it runs from then: the
+    /// elapsed idiom asks `now - start < length` where the seed asks `now < expires`.
+    start: f64,
+    length: f64,
     released: bool,
 }
 
@@ -200,6 +204,9 @@ struct Leaked {
 /// The in-process student.
 pub struct Student {
     mistake: Mistake,
+    /// Whether a lease is live is asked as time elapsed since it began, not against its expiry:
+    /// the two differ, in the last bit, where float rounding decides a lease's end.
+    elapsed: bool,
     now: f64,
     lease: f64,
     first: u64,
@@ -219,6 +226,7 @@ impl Student {
     pub fn new(mistake: Mistake) -> Student {
         Student {
             mistake,
+            elapsed: false,
             now: 0.0,
             lease: 10.0,
             first: 1,
@@ -233,16 +241,28 @@ impl Student {
         }
     }
 
+    /// The same student, asking whether a lease is live as `now - start < length`, the way
+    /// students who keep a grant's start time write it.
+    pub fn measuring_elapsed(mut self) -> Student {
+        self.elapsed = true;
+        self
+    }
+
     fn is(&self, mistake: Mistake) -> bool {
         self.mistake == mistake
     }
 
     fn live(&self, grant: &Grant) -> bool {
+        let (now, end) = if self.elapsed {
+            (self.now - grant.start, grant.length)
+        } else {
+            (self.now, grant.expires)
+        };
         !grant.released
             && if self.is(Mistake::ExpiryInclusive) {
-                self.now <= grant.expires
+                now <= end
             } else {
-                self.now < grant.expires
+                now < end
             }
     }
 
@@ -308,6 +328,7 @@ impl Student {
         *self = Student {
             calls: self.calls,
             pending: std::mem::take(&mut self.pending),
+            elapsed: self.elapsed,
             ..Student::new(m)
         };
         self.lease = lease_seconds.unwrap_or(default_lease);
@@ -347,11 +368,14 @@ impl Student {
         } else {
             0.0
         };
-        let expires = self.now + self.lease + late;
+        let length = self.lease + late;
+        let expires = self.now + length;
         let grant = Grant {
             client: client.to_owned(),
             token,
             expires,
+            start: self.now,
+            length,
             released: false,
         };
         self.grants.insert(name.to_owned(), grant);
@@ -373,11 +397,17 @@ impl Student {
         };
         let (now, lease) = (self.now, self.lease);
         let grant = self.grants.get_mut(name).expect("may act on it");
-        grant.expires = match m {
-            Mistake::RenewFromOldExpiry => grant.expires + lease,
-            Mistake::RenewKeepsExpiry => grant.expires,
-            _ => now + lease,
-        };
+        match m {
+            Mistake::RenewFromOldExpiry => {
+                grant.expires += lease;
+                grant.length += lease;
+            }
+            Mistake::RenewKeepsExpiry => {}
+            _ => {
+                grant.expires = now + lease;
+                (grant.start, grant.length) = (now, lease);
+            }
+        }
         grant.token = new_token.unwrap_or(grant.token);
         Student::lease_reply(grant.token, grant.expires)
     }

@@ -636,3 +636,5 @@ fn the_chaos_scope_counts_seeds_and_calls_and_nothing_else_when_every_seed_was_j
         )
     );
 }
+
+mod chaos_reports;
