@@ -1171,3 +1171,48 @@ fn a_handout_on_a_students_code_shows_its_screen_once_and_claims_no_fencing_off(
     let text = handout(setup("gc-pause", true, FenceCheck::PerKey));
     assert!(text.contains("16.5 s, fencing on") && text.contains("16.5 s, fencing off"));
 }
+
+/// The help's last page names each real system's token as that system does, under every `--as`:
+/// the system in force's word for a token must not rewrite the others' (ZooKeeper's zxid is not
+/// etcd's revision), while the pages before it do speak the system's words.
+#[test]
+fn the_help_names_every_systems_token_as_it_is_under_every_system() {
+    use fencing_lab::sim::systems::SYSTEMS;
+    // The help's box, as it reads on page `page` (from 1) at 80x24: the rows from its title to
+    // its bottom border, the columns inside it.
+    let help_box = |setup: fencing_lab::sim::Setup, page: usize| -> Vec<String> {
+        let mut app = App::new(Session::new(setup), Theme::plain());
+        app.update(Action::ToggleHelp);
+        for _ in 1..page {
+            app.update(Action::HelpNext);
+        }
+        let text = screen(&app, 80, 24);
+        let rows: Vec<String> = text
+            .lines()
+            .skip_while(|l| !l.contains(" Help "))
+            .map(|l| l.chars().skip(1).take(78).collect())
+            .collect();
+        let end = rows
+            .iter()
+            .position(|l| l.contains('└'))
+            .expect("the box ends");
+        rows[..=end].to_vec()
+    };
+    let last = tui::HELP_PAGES;
+    let ours = help_box(setup("gc-pause", true, FenceCheck::PerKey), last);
+    assert!(ours[0].contains("Real systems"), "{ours:#?}");
+    let mut worded = 0;
+    for system in SYSTEMS {
+        let fenced = || setup("gc-pause", true, FenceCheck::PerKey).as_system(system);
+        assert_eq!(help_box(fenced(), last), ours, "--as {}", system.id);
+        if (1..last).any(|page| {
+            help_box(fenced(), page) != help_box(setup("gc-pause", true, FenceCheck::PerKey), page)
+        }) {
+            worded += 1;
+        }
+    }
+    assert!(
+        worded > 0,
+        "no system's words reached the help: the test tested nothing"
+    );
+}

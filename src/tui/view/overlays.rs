@@ -72,14 +72,42 @@ fn panels() -> Vec<(String, String)> {
 /// Each fits the smallest screen whole.
 pub fn help_pages(mode: Mode) -> Vec<(String, Vec<(String, String)>)> {
     help_pages_without(mode, None)
+        .into_iter()
+        .map(|(title, rows)| {
+            (
+                title,
+                rows.into_iter().map(|r| (r.key, r.meaning)).collect(),
+            )
+        })
+        .collect()
+}
+
+/// One row of the help: a key or a mark, and what it means.
+struct HelpRow {
+    key: String,
+    meaning: String,
+    /// Whether the meaning is said in the words of the system in force (`--as`). A row that
+    /// names systems and their tokens as they are is not: the system's word for a token would
+    /// turn "no fencing token" into "no grant".
+    in_lesson_words: bool,
+}
+
+fn lesson_rows(rows: Vec<(String, String)>) -> Vec<HelpRow> {
+    rows.into_iter()
+        .map(|(key, meaning)| HelpRow {
+            key,
+            meaning,
+            in_lesson_words: true,
+        })
+        .collect()
 }
 
 /// The help pages of a run that lacks some commands (`missing`: which, and why): their rows
 /// give way to one row naming their keys and the reason.
-pub fn help_pages_without(
+fn help_pages_without(
     mode: Mode,
     missing: Option<&(Vec<Action>, String)>,
-) -> Vec<(String, Vec<(String, String)>)> {
+) -> Vec<(String, Vec<HelpRow>)> {
     let (missing, why): (Vec<Action>, &str) = match missing {
         Some((actions, why)) => (
             actions
@@ -91,13 +119,19 @@ pub fn help_pages_without(
         ),
         None => (Vec::new(), ""),
     };
-    let mut keys_page: Vec<(String, String)> = keys::help_rows_without(mode, &missing)
-        .into_iter()
-        .map(|(k, l)| (k, l.to_owned()))
-        .collect();
+    let mut keys_page = lesson_rows(
+        keys::help_rows_without(mode, &missing)
+            .into_iter()
+            .map(|(k, l)| (k, l.to_owned()))
+            .collect(),
+    );
     if !missing.is_empty() {
         let keys: Vec<String> = missing.iter().map(|&a| keys::key_for(mode, a)).collect();
-        keys_page.push((keys.join(" "), why.to_owned()));
+        keys_page.push(HelpRow {
+            key: keys.join(" "),
+            meaning: why.to_owned(),
+            in_lesson_words: false,
+        });
     }
     let marks = LEGEND
         .iter()
@@ -116,10 +150,18 @@ pub fn help_pages_without(
         "sources".to_owned(),
         "fencing-lab systems prints every line with its source".to_owned(),
     ));
+    let systems = systems
+        .into_iter()
+        .map(|(key, meaning)| HelpRow {
+            key,
+            meaning,
+            in_lesson_words: false,
+        })
+        .collect();
     vec![
         (title.to_owned(), keys_page),
-        ("Marks on the timeline".to_owned(), marks),
-        ("Labels and panels".to_owned(), panels),
+        ("Marks on the timeline".to_owned(), lesson_rows(marks)),
+        ("Labels and panels".to_owned(), lesson_rows(panels)),
         ("Real systems: the token and the check".to_owned(), systems),
     ]
 }
@@ -141,29 +183,26 @@ impl Widget for Help<'_> {
         let pages = help_pages_without(self.mode, self.missing);
         let page = self.page.min(pages.len() - 1);
         let (title, rows) = &pages[page];
-        // The reason for the missing switches names the system and its token as they are: the
-        // system's word for a token would turn "no fencing token" into "no grant".
-        let why = self.missing.map(|(_, why)| why.as_str());
-        let said = |text: &str| {
-            if page + 1 < pages.len() && Some(text) != why {
-                self.vocab.say(text)
+        let said = |row: &HelpRow| {
+            if row.in_lesson_words {
+                self.vocab.say(&row.meaning)
             } else {
-                text.to_owned()
+                row.meaning.clone()
             }
         };
         let box_w = area.width.min(78);
         let key_w = rows
             .iter()
-            .map(|(k, _)| k.chars().count())
+            .map(|r| r.key.chars().count())
             .max()
             .unwrap_or(4)
             + 2;
         let text_w = (box_w.saturating_sub(2) as usize).saturating_sub(key_w);
         let key_style = self.theme.style(Role::Title);
         let mut lines = Vec::new();
-        for (key, meaning) in rows {
-            for (i, part) in wrap(&said(meaning), text_w).into_iter().enumerate() {
-                let k = if i == 0 { key.as_str() } else { "" };
+        for row in rows {
+            for (i, part) in wrap(&said(row), text_w).into_iter().enumerate() {
+                let k = if i == 0 { row.key.as_str() } else { "" };
                 lines.push(Line::from(vec![
                     Span::styled(format!("{k:<key_w$}"), key_style),
                     Span::raw(part),
