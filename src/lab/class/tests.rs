@@ -284,8 +284,24 @@ fn a_submission_that_did_not_start_shows_why_and_is_counted_as_broken() {
     let mut r = report(vec![outcome(CheckId::Random, Verdict::NotRun("x".into()))]);
     r.error = Some("python3 is not installed".into());
     r.language = String::new();
-    let class = Class::of(&[("bob".into(), r)], &Points::default(), false);
+    let class = Class::of(&[("bob".into(), r.clone())], &Points::default(), false);
     assert_eq!(class.broken(), 1);
+    // A program that never started wrote nothing the checks could see, but it is not a blank
+    // starter: it failed no check on a method left to write.
+    assert!(!class.students[0].nothing_written);
+    // Counted one a submission, beside those that ran.
+    let passed = report(vec![outcome(CheckId::Random, Verdict::Passed)]);
+    let mixed = [
+        ("ada".into(), passed.clone()),
+        ("bob".into(), r.clone()),
+        ("cy".into(), passed),
+        ("dee".into(), r.clone()),
+    ];
+    assert_eq!(Class::of(&mixed, &Points::default(), false).broken(), 2);
+    assert_eq!(
+        Class::of(&mixed[..1], &Points::default(), false).broken(),
+        0
+    );
     let text = class.text(Run {
         folder: "subs",
         jobs: 1,
