@@ -36,6 +36,18 @@ fn random_scripts_use_the_whole_alphabet() {
     for by in [GRID, 0.5, 1.0] {
         assert!(seen(&|_, step| *step == Step::Advance(by)), "Advance({by})");
     }
+    // The clock moves by those, or by half the script's lease or a whole one, and by nothing else.
+    let lease = |s: &Script| s.lease_seconds.unwrap_or(crate::DEFAULT_LEASE_SECONDS);
+    for fraction in [0.5, 1.0] {
+        assert!(
+            seen(&|s, step| lease(s) == 10.0 && *step == Step::Advance(10.0 * fraction)),
+            "Advance({fraction} of a lease of 10 s)"
+        );
+    }
+    assert!(!seen(&|s, step| match step {
+        Step::Advance(by) => ![GRID, 0.5, 1.0, lease(s) / 2.0, lease(s)].contains(by),
+        _ => false,
+    }));
     for offset in [-GRID, 0.0, GRID] {
         assert!(seen(&|_, step| *step == Step::ToExpiry { offset }));
     }
