@@ -214,4 +214,25 @@ mod tests {
         assert_eq!(refusal(&file), None);
         assert_eq!(refusal(&dir.path().join("new.html")), None);
     }
+
+    /// Before the work that makes a file: a folder that is missing, and one that exists but
+    /// takes no new file (Linux's /proc), are each said so, not as the system's bare "No such
+    /// file or directory"; a folder that takes files passes, with nothing left in it.
+    #[test]
+    fn a_folder_that_is_missing_or_takes_no_new_file_is_said_so_before_the_work() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(can_write(&dir.path().join("lesson.svg")), Ok(()));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let missing = dir.path().join("nowhere");
+        assert_eq!(
+            can_write(&missing.join("lesson.svg")),
+            Err(format!("the folder {} does not exist", missing.display()))
+        );
+        if cfg!(target_os = "linux") {
+            assert_eq!(
+                can_write(Path::new("/proc/self/lesson.svg")),
+                Err("the folder /proc/self takes no new files".to_owned())
+            );
+        }
+    }
 }
