@@ -462,7 +462,7 @@ impl Run<'_> {
         };
         let chaos = crate::sim::Scenario::built_in("chaos").expect("chaos is built in");
         let mut failure = self.chaos_case(&m, chaos.lease_seconds, chaos.first_token, profile)?;
-        let run_note = storage_note(seed, &found.writes, &m);
+        let run_note = storage_note(seeds, &found.writes, &m);
         failure.note = match (failure.note.take(), run_note) {
             (Some(shrunk), Some(run)) => Some(format!("{run}; {shrunk}")),
             (shrunk, run) => run.or(shrunk),
@@ -492,15 +492,17 @@ fn chaos_scope(seeds: u64, found: &chaos::Found) -> String {
     scope
 }
 
-/// How the storage did over the chaos runs, for the note of a failure at `seed`. It says
-/// something only where the storage's code ran (some write had an answer other than "not
-/// implemented") and the seed's constructor did.
-fn storage_note(seed: u64, w: &chaos::Writes, m: &Mismatch) -> Option<String> {
+/// How the storage did over all the chaos runs (the writes of every seed are counted, those
+/// after the difference too), for a failure's note. It says something only where the storage's
+/// code ran (some write had an answer other than "not implemented") and the seed's constructor
+/// did.
+fn storage_note(seeds: u64, w: &chaos::Writes, m: &Mismatch) -> Option<String> {
     let storage_ran = w.student_accepts + w.student_rejects > 0 && !m.constructor_failed();
     storage_ran.then(|| {
         format!(
-            "seed {seed}: of its writes and the seeds' before it, the seed's rule accepts {} and \
-             rejects {}; your storage accepted {} and rejected {}",
+            "over {}, the seed's rule accepts {} writes and rejects {}; your storage accepted {} \
+             and rejected {}",
+            counted(seeds, "chaos run", "chaos runs"),
             crate::sim::text::thousands(w.seed_accepts),
             crate::sim::text::thousands(w.seed_rejects),
             crate::sim::text::thousands(w.student_accepts),

@@ -41,20 +41,14 @@ fn the_scope_names_seeds_judged_only_up_to_float_rounding_and_only_those() {
 
 #[test]
 fn the_storage_is_described_only_where_some_write_had_its_answer() {
-    let (seed, m) = unchecked_difference();
+    let (_, m) = unchecked_difference();
     // Every write answered "not implemented": the storage's code never ran.
-    assert_eq!(
-        storage_note(
-            seed,
-            &Writes {
-                seed_accepts: 4,
-                seed_rejects: 1,
-                ..Writes::default()
-            },
-            &m
-        ),
-        None
-    );
+    let unwritten = Writes {
+        seed_accepts: 4,
+        seed_rejects: 1,
+        ..Writes::default()
+    };
+    assert_eq!(storage_note(20, &unwritten, &m), None);
     for (accepted, rejected) in [(3, 0), (0, 3), (2, 1)] {
         let w = Writes {
             seed_accepts: 2,
@@ -63,16 +57,64 @@ fn the_storage_is_described_only_where_some_write_had_its_answer() {
             student_rejects: rejected,
         };
         assert_eq!(
-            storage_note(seed, &w, &m).as_deref(),
-            Some(
-                format!(
-                    "seed {seed}: of its writes and the seeds' before it, the seed's rule accepts \
-                     2 and rejects 1; your storage accepted {accepted} and rejected {rejected}"
-                )
-                .as_str()
-            )
+            storage_note(20, &w, &m),
+            Some(format!(
+                "over 20 chaos runs, the seed's rule accepts 2 writes and rejects 1; your storage \
+                 accepted {accepted} and rejected {rejected}"
+            ))
         );
     }
+    assert!(storage_note(
+        1,
+        &Writes {
+            student_accepts: 1,
+            ..unwritten
+        },
+        &m
+    )
+    .unwrap()
+    .starts_with("over 1 chaos run, "));
+}
+
+/// The chaos failure's note counts the writes of every seed it played, those after the seed
+/// that differs too, and says so.
+#[test]
+fn the_chaos_notes_counts_are_those_of_every_seed_played() {
+    let plan = Plan {
+        chaos_seeds: 3,
+        ..plan()
+    };
+    let (outcomes, _, error) = check_with(
+        Box::new(Student::new(Mistake::WriteUnchecked)),
+        &mut || Box::new(Student::new(Mistake::WriteUnchecked)),
+        &plan,
+    );
+    assert_eq!(error, None);
+    let Verdict::Failed(f) = verdict_of(&outcomes, CheckId::Chaos) else {
+        panic!("an unchecked storage fails the chaos check");
+    };
+    let scenario = std::sync::Arc::new(crate::sim::Scenario::built_in("chaos").unwrap());
+    let (mut accepts, mut rejects) = (0, 0);
+    for seed in 1..=3 {
+        for call in chaos::recorded_calls(&scenario, seed) {
+            if let crate::lab::reference::Seed::Wrote { verdict, .. } = call.decision.seed {
+                *(if verdict.accepted {
+                    &mut accepts
+                } else {
+                    &mut rejects
+                }) += 1;
+            }
+        }
+    }
+    let note = f.note.as_deref().unwrap();
+    assert!(
+        note.starts_with(&format!(
+            "over 3 chaos runs, the seed's rule accepts {accepts} writes and rejects {rejects}; \
+             your storage accepted {} and rejected 0",
+            accepts + rejects
+        )),
+        "{note}"
+    );
 }
 
 #[test]
