@@ -50,7 +50,9 @@ pub fn thousands(count: u64) -> String {
     out
 }
 
-/// A word as a POSIX shell reads it back: as it is when it is plain, else in single quotes.
+/// A word as a shell reads it back: as it is when it is plain, else in single quotes. A word with
+/// a character that acts on a terminal (see [`acts`]) is written `$'…'` with escapes, so the line
+/// stays printable and still pastes whole into bash or zsh.
 pub fn shell_word(word: &str) -> String {
     let plain = !word.is_empty()
         && word
@@ -58,6 +60,22 @@ pub fn shell_word(word: &str) -> String {
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
     if plain {
         word.to_owned()
+    } else if word.chars().any(acts) {
+        let mut out = String::from("$'");
+        for c in word.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\'' => out.push_str("\\'"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                c if acts(c) && c.is_ascii() => out.push_str(&format!("\\x{:02x}", c as u32)),
+                c if acts(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        out
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
     }
@@ -92,6 +110,11 @@ mod tests {
         assert_eq!(shell_word("my lab"), "'my lab'");
         assert_eq!(shell_word("it's"), "'it'\\''s'");
         assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("new\nline"), "$'new\\nline'");
+        assert_eq!(
+            shell_word("it's\t\\\u{1b}\u{202e}"),
+            "$'it\\'s\\t\\\\\\x1b\\u202e'"
+        );
         assert_eq!(one_line(" a\n  b\tc "), "a b c");
         assert_eq!(first_control("ok\u{7}"), Some('\u{7}'));
         // A bidirectional override would show the rest of the line reversed.
@@ -103,5 +126,35 @@ mod tests {
         assert_eq!(first_control("left\u{200F}"), Some('\u{200F}'));
         // Joiners shape emoji and scripts; they reorder nothing and stay.
         assert_eq!(printable("👩\u{200D}💻"), "👩\u{200D}💻");
+    }
+
+    /// Every word the lab prints in a command to paste comes back whole from bash, and prints
+    /// nothing that acts on a terminal.
+    #[test]
+    fn a_shell_word_pasted_into_bash_is_the_word() {
+        let words = [
+            "plain",
+            "my lab",
+            "it's",
+            "",
+            "new\nline",
+            "tab\there",
+            "esc\u{1b}[2J",
+            "back\\slash and 'quotes' \"too\"",
+            "right\u{202e}to left",
+            "del\u{7f}",
+            "café ☕",
+            "$HOME `date` $(id) !x *",
+        ];
+        for word in words {
+            let quoted = shell_word(word);
+            assert_eq!(printable(&quoted), quoted, "{word:?}");
+            let out = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!("printf %s {quoted}"))
+                .output()
+                .expect("bash runs");
+            assert_eq!(String::from_utf8_lossy(&out.stdout), word, "{quoted}");
+        }
     }
 }
