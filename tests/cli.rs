@@ -530,6 +530,18 @@ fn bad_numbers_are_refused_with_exit_2() {
             &["frame", "gc-pause", "--at", "+5"][..],
             "is not a number of seconds",
         ),
+        (
+            &["check", "x", "--timeout", "-1"][..],
+            "-1 is negative: a time in seconds is 0 or more",
+        ),
+        (
+            &["check", "x", "--timeout", "-0.5e1"][..],
+            "-0.5e1 is negative",
+        ),
+        (
+            &["check", "x", "--timeout", "--1"][..],
+            "'--1' is not a number of seconds",
+        ),
     ] {
         let err = usage_error(args);
         assert!(err.contains(says), "{args:?}: {err}");

@@ -36,8 +36,8 @@ use crate::FenceCheck;
   fencing-lab run gc-pause --format cast > gc-pause.cast   the UI stepping through it, for asciinema
   fencing-lab live gc-pause                the same lesson on a real etcd, in real seconds
 
-Exit codes: 0 done; 1 a check found a violation (a fenced chaos run accepted a stale write);
-2 bad input, or a failure to run."
+Exit codes: 0 done; 1 a check found a violation (a fenced chaos run accepted a stale write, or
+`check` found a rule broken); 2 bad input, or a failure to run."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -477,11 +477,13 @@ fn parse_jobs(text: &str) -> Result<usize, String> {
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
-    // A number as written in the docs: digits, a point, an exponent; no sign or space around.
-    let plain = text
+    // A number as written in the docs: digits, a point, an exponent; no plus sign or space
+    // around. A minus sign is read, to say what is wrong with the number.
+    let unsigned = text.strip_prefix('-').unwrap_or(text);
+    let plain = unsigned
         .bytes()
         .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-'))
-        && text
+        && unsigned
             .bytes()
             .next()
             .is_some_and(|b| b.is_ascii_digit() || b == b'.');
@@ -490,10 +492,13 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
         .ok()
         .filter(|_| plain)
         .ok_or_else(|| format!("'{text}' is not a number of seconds"))?;
-    if !value.is_finite() || value < 0.0 {
+    if value < 0.0 {
         return Err(format!(
-            "{text} is not a finite, non-negative number of seconds"
+            "{text} is negative: a time in seconds is 0 or more"
         ));
+    }
+    if !value.is_finite() {
+        return Err(format!("{text} is not a finite number of seconds"));
     }
     if value > MAX_MS as f64 / 1000.0 {
         return Err(format!(
