@@ -147,15 +147,8 @@ fn a_program_that_stops_answering_writes_no_page_and_keeps_the_old_one() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let entry = correct("python").remove(0);
-    let folder = build(&entry, dir.path());
-    let source = folder.join("lock_service.py");
-    let text = std::fs::read_to_string(&source).unwrap();
-    let at = text.find("    def write(self").expect("a write method");
-    let body = text[at..].find(":\n").unwrap() + at + 2;
-    let mut broken = text.clone();
-    broken.insert_str(body, "        import os; os._exit(3)\n");
-    std::fs::write(&source, broken).unwrap();
+    // It answers the experiments, then dies at the lesson's first write.
+    let folder = exiting_in("write", "key != \"probe-key\"", dir.path());
 
     let target = dir.path().join("lesson.html");
     std::fs::write(&target, "the earlier page").unwrap();
@@ -203,4 +196,103 @@ fn a_command_after_the_double_dash_makes_the_same_page_as_its_folder() {
     );
     assert_eq!(told(&by_folder), told(&by_command));
     assert!(by_command.contains("On your code"));
+}
+
+/// A Python solution from the zoo whose `method` begins with `os._exit(3)` when `when` holds.
+fn exiting_in(method: &str, when: &str, dir: &std::path::Path) -> std::path::PathBuf {
+    let entry = correct("python").remove(0);
+    let folder = build(&entry, dir);
+    let source = folder.join("lock_service.py");
+    let text = std::fs::read_to_string(&source).unwrap();
+    let at = text
+        .find(&format!("    def {method}(self"))
+        .unwrap_or_else(|| panic!("a {method} method"));
+    let body = text[at..].find(":\n").unwrap() + at + 2;
+    let mut broken = text.clone();
+    broken.insert_str(
+        body,
+        &format!("        if {when}: import os; os._exit(3)\n"),
+    );
+    std::fs::write(&source, broken).unwrap();
+    folder
+}
+
+/// The times of a transcript's timed lines ("  0.5 s  ...").
+fn times(transcript: &str) -> Vec<f64> {
+    transcript
+        .lines()
+        .filter_map(|l| l.trim_start().split_once(" s ").map(|(t, _)| t))
+        .filter_map(|t| t.parse().ok())
+        .collect()
+}
+
+/// A program that dies at the lesson's first write (after the experiments' writes, which it
+/// answers): the transcript tells the lesson up to that moment and not a moment after it (no
+/// invented refusals), its summary is at that moment, and the error says the run stopped there.
+#[test]
+fn a_program_that_stops_answering_mid_lesson_stops_the_story_there() {
+    if !can_run("python") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let folder = exiting_in("write", "key != \"probe-key\"", dir.path());
+    let built_in = fencing_lab(&["run", "gc-pause"]);
+    let built_in = String::from_utf8_lossy(&built_in.stdout).into_owned();
+    let first_write = built_in
+        .lines()
+        .find(|l| l.contains(" writes "))
+        .and_then(|l| times(l).first().copied())
+        .expect("the lesson writes");
+    let out = fencing_lab(&["run", "gc-pause", "--impl", folder.to_str().unwrap()]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("your implementation stopped answering, so the run stops there")
+            && stderr.contains("exited with status 3"),
+        "{stderr}"
+    );
+    let told = times(&stdout);
+    assert!(told.len() > 1, "{stdout}");
+    assert!(
+        told.iter().all(|&t| t <= first_write),
+        "told past the write at {first_write} s:\n{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("summary at {first_write:.1} s")),
+        "{stdout}"
+    );
+    // The write it died on is told neither as accepted nor as refused.
+    assert!(stdout.contains("0 writes accepted, 0 rejected"), "{stdout}");
+    assert!(!stdout.contains("stopped answering"), "{stdout}");
+}
+
+/// A program that dies in the experiments `--impl` runs first tells no lesson at all: one
+/// sentence on stderr, nothing on stdout.
+#[test]
+fn a_program_that_fails_before_the_lesson_tells_none() {
+    if !can_run("python") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let folder = exiting_in("acquire", "True", dir.path());
+    for command in [
+        &["run", "gc-pause"][..],
+        &["run", "gc-pause", "--format", "json"],
+    ] {
+        let mut args = command.to_vec();
+        args.extend(["--impl", folder.to_str().unwrap()]);
+        let out = fencing_lab(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{command:?}");
+        assert!(
+            stderr.contains("stopped answering before the lesson began")
+                && stderr.contains("exited with status 3"),
+            "{stderr}"
+        );
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    }
 }

@@ -216,14 +216,26 @@ fn the_world_reports_its_backends_fault_word_for_word() {
     let mut setup = Setup::new(scenario);
     setup.backend = Arc::new(move |scenario: &Scenario, check| {
         let mut backend = built_in()(scenario, check);
-        backend.fault = shared.clone();
+        backend.fault = Some(shared.clone());
         backend
     });
-    let world = World::new(&setup, &[], fencing_lab::sim::Keep::All);
+    let mut world = World::new(&setup, &[], fencing_lab::sim::Keep::All);
     assert_eq!(world.fault(), None);
+    world.advance_to(5_000, &[]);
+    let told = world.events().len();
+    assert!(world.next_due(&[]).is_some());
     *fault.lock().unwrap() = Some("the program exited with status 3".to_owned());
     assert_eq!(
         world.fault().as_deref(),
         Some("the program exited with status 3")
     );
+    // The run stops where the program did: nothing is due, time does not move, nothing more is
+    // told.
+    assert_eq!(world.next_due(&[]), None);
+    world.advance_to(20_000, &[]);
+    assert_eq!((world.now(), world.events().len()), (5_000, told));
+    // A replay on a program already stopped tells nothing at all, not a story of refusals.
+    let mut replay = World::new(&setup, &[], fencing_lab::sim::Keep::All);
+    replay.advance_to(20_000, &[]);
+    assert_eq!((replay.now(), replay.events().len()), (0, 0));
 }

@@ -61,6 +61,15 @@ pub fn backend(target: &Target) -> Result<(BackendFactory, Fault), Failure> {
         .map_err(|e| Failure::usage(format!("--impl {}: {e}", target.describe())))?;
     let fault = Fault::default();
     let factory = remote::factory_with_fault(Arc::new(Mutex::new(program)), fault.clone());
+    // The experiments run as the factory is made: a program that failed them has told no lesson
+    // yet, and must not seem to.
+    if let Some(sentence) = fault.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+        return Err(Failure::usage(format!(
+            "--impl {}: your implementation stopped answering before the lesson began, while \
+             fencing-lab tried its methods: {sentence}",
+            target.describe()
+        )));
+    }
     Ok((factory, fault))
 }
 

@@ -159,7 +159,7 @@ pub fn recorded_calls(scenario: &Arc<Scenario>, seed: u64) -> Vec<Call> {
         Backend {
             locks: Box::new(recording.clone()),
             storage: Box::new(recording),
-            fault: Arc::default(),
+            fault: None,
             differences: Default::default(),
         }
     });

@@ -24,8 +24,7 @@ use crate::{FenceCheck, Judge, Lease, StoredValue, Verdict};
 
 /// One program, shared by every run a session replays.
 pub type Shared = Arc<Mutex<Program>>;
-/// Why the program stopped answering, once it has.
-pub type Fault = Arc<Mutex<Option<String>>>;
+pub use crate::sim::backend::Fault;
 
 /// A factory that gives each run a fresh service and storage in the same program (`new`).
 /// Every run shares one fault: once the program has failed it is stopped, so a replay cannot
@@ -84,7 +83,7 @@ pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
                 entries: BTreeMap::new(),
                 accepted_highest: BTreeMap::new(),
             }),
-            fault: Arc::clone(&fault),
+            fault: Some(Arc::clone(&fault)),
             differences,
         }
     })

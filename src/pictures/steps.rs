@@ -78,7 +78,7 @@ pub fn walk(
     let targets = targets(setup, until);
     let mut app = App::new(Session::new(setup.clone()), theme);
     app.set_handout(handout);
-    for target in targets {
+    'walk: for target in targets {
         let mut revealed_at = None;
         loop {
             if app.mode() == Mode::Question {
@@ -113,6 +113,11 @@ pub fn walk(
                 Some(moment) if moment <= target => app.update(Action::NextMoment),
                 // Nothing is due before the target: the clock moves on to it.
                 _ => app.seek(target),
+            }
+            if app.session().now() == now && app.mode() != Mode::Question {
+                // The run stopped where a student's program stopped answering: nothing after
+                // it is told.
+                break 'walk;
             }
         }
         if revealed_at == Some(target) || target >= until {

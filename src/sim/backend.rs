@@ -60,6 +60,9 @@ pub struct Difference {
     pub rule: &'static str,
 }
 
+/// Why an implementation stopped answering, once it has.
+pub type Fault = Arc<std::sync::Mutex<Option<String>>>;
+
 /// The differences an implementation showed, in order, for the world to tell as they come.
 pub type Differences = Arc<std::sync::Mutex<Vec<Difference>>>;
 
@@ -67,9 +70,10 @@ pub type Differences = Arc<std::sync::Mutex<Vec<Difference>>>;
 pub struct Backend {
     pub locks: Box<dyn LockApi>,
     pub storage: Box<dyn StorageApi>,
-    /// Set when the implementation stopped answering properly (a student's program crashed or
-    /// broke the protocol): the run's events after it cannot be trusted.
-    pub fault: Arc<std::sync::Mutex<Option<String>>>,
+    /// For an implementation that can stop answering (a student's program, which may crash or
+    /// break the protocol): set when it has, and the world stops there, since nothing after it
+    /// could be trusted. `None` for one that always answers.
+    pub fault: Option<Fault>,
     /// Where its answers differed from the seed's (never, for this library).
     pub differences: Differences,
 }
@@ -101,7 +105,7 @@ pub fn built_in_numbered(every_change: bool) -> BackendFactory {
         Backend {
             locks: Box::new(BuiltInLocks { clock, service }),
             storage: Box::new(CheckedStorage::new(check)),
-            fault: Arc::default(),
+            fault: None,
             differences: Differences::default(),
         }
     })

@@ -106,6 +106,10 @@ impl World {
         // The name lent from the setup while the backend acts: two fields, no copy.
         let name = &self.setup.scenario.locks[lock.index()];
         let granted = self.backend.locks.acquire(name, id.name());
+        if self.halted() {
+            // The implementation stopped answering: its silence is no refusal to tell.
+            return false;
+        }
         self.tell_differences(id);
         match granted {
             Some(lease) => {
@@ -149,6 +153,9 @@ impl World {
             None => {
                 let name = &self.setup.scenario.locks[lock.index()];
                 let holder = self.backend.locks.holder(name);
+                if self.halted() {
+                    return false;
+                }
                 self.tell_differences(id);
                 if self.clients[i].activity != Activity::Holding {
                     self.clients[i].activity = Activity::Waiting;
@@ -169,6 +176,9 @@ impl World {
         let believed = self.clients[i].belief(lock).map(|b| b.token) == Some(token);
         let name = &self.setup.scenario.locks[lock.index()];
         let result = self.backend.locks.renew(name, id.name(), token);
+        if self.halted() {
+            return;
+        }
         self.tell_differences(id);
         match result {
             Ok(lease) => {
@@ -218,6 +228,9 @@ impl World {
         let id = self.clients[i].id;
         let name = &self.setup.scenario.locks[lock.index()];
         let result = self.backend.locks.release(name, id.name(), token);
+        if self.halted() {
+            return;
+        }
         self.tell_differences(id);
         if self.clients[i].belief(lock).map(|b| b.token) == Some(token) {
             self.clients[i].forget(lock);
@@ -303,6 +316,9 @@ impl World {
             *last = Some((self.now, client, key.clone(), verdict));
         }
         let verdict = self.backend.storage.write(&key, &value, token);
+        if self.halted() {
+            return;
+        }
         let differed = self.take_differences();
         self.stats.count(&verdict, lease_live);
         if verdict.accepted {

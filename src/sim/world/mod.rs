@@ -257,7 +257,14 @@ impl World {
 
     /// The implementation's fault, if it stopped answering properly.
     pub fn fault(&self) -> Option<String> {
-        self.backend.fault.lock().ok().and_then(|f| f.clone())
+        let fault = self.backend.fault.as_ref()?;
+        fault.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Whether the implementation has stopped answering: the run stops where it did, and
+    /// nothing is due after it.
+    pub(super) fn halted(&self) -> bool {
+        self.backend.fault.is_some() && self.fault().is_some()
     }
 
     /// Whether `client`'s lease on `lock` with `token` is the live lease, by the lock service.
@@ -319,6 +326,9 @@ impl World {
 
     /// The next moment anything is due, after now.
     pub fn next_due(&self, inputs: &[Input]) -> Option<Ms> {
+        if self.halted() {
+            return None;
+        }
         let mut next: Option<Ms> = None;
         let mut consider = |t: Ms| next = Some(next.map_or(t, |n: Ms| n.min(t)));
         if let Some(beat) = self.scenario().beats.get(self.next_beat) {
@@ -363,6 +373,10 @@ impl World {
     /// be the same list, in time order, at every call (entries may be appended after now).
     pub fn advance_to(&mut self, target: Ms, inputs: &[Input]) {
         loop {
+            if self.halted() {
+                // The time stays where the implementation stopped: the run did not go on.
+                return;
+            }
             let due = self.next_due(inputs);
             // A client's own clock passing its lease's end changes its lane, though nothing
             // happens: the world stops there too (it is not a moment `n` steps to), where lanes

@@ -23,6 +23,10 @@ impl World {
     pub(super) fn settle(&mut self, inputs: &[Input]) {
         let now = self.now;
         loop {
+            if self.halted() {
+                // Nothing more happens once the implementation stopped answering.
+                return;
+            }
             let mut acted = false;
             for lock in 0..self.leases.len() {
                 let due = self.leases[lock].is_some()
