@@ -109,6 +109,32 @@ fn a_system_with_no_token_runs_unfenced_and_says_there_is_nothing_to_check() {
             1,
             "{id}: the late write lands"
         );
+        // Every write says the storage had nothing to compare; the corrupting one says what that
+        // let happen, and only it.
+        let mut transcript = Vec::new();
+        fencing_lab::cli::report::transcript(&mut transcript, &session).unwrap();
+        let transcript = String::from_utf8(transcript).unwrap();
+        let nothing = format!(
+            "no check: {} gives the storage no number to compare",
+            system.name
+        );
+        let writes: Vec<&str> = transcript
+            .lines()
+            .filter(|l| l.trim_start().starts_with("client-") && l.contains(" writes "))
+            .collect();
+        assert!(
+            writes.len() >= 3 && writes.iter().all(|l| l.contains(&nothing)),
+            "{transcript}"
+        );
+        let landed = "so it let an old lease's write land on data written under a later one";
+        for line in writes {
+            assert_eq!(
+                line.contains(landed),
+                line.contains("CORRUPTED DATA!"),
+                "{line}"
+            );
+        }
+        assert!(transcript.contains(landed), "{transcript}");
         let mut app = App::new(session, Theme::plain());
         app.seek(16_500);
         let header = tui::render_text(&app, 80, 24)
