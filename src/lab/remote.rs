@@ -4,8 +4,8 @@
 //! two agree, the world gets the seed's own account (the reason a renew was refused, the check a
 //! write passed), so a correct implementation tells the built-in lesson word for word; where they
 //! differ, the world gets what the student's code really returned, and a [`Difference`] naming
-//! the rule. A protocol failure is latched in the backend's `fault` and every later call is
-//! refused, so a broken program stops the story instead of inventing one.
+//! the rule. A protocol failure is latched in the backend's `fault`, where the world halts, so a
+//! broken program stops the story instead of inventing one.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
