@@ -134,9 +134,10 @@ fn every_rule_has_a_mutant_in_the_zoo() {
     }
 }
 
-/// The lesson on a mutant charges its bug to the rule it breaks: in every built-in lesson, the
-/// first step where the code answers otherwise than the seed (`differs`) names that rule, as
-/// `check` does. Played by the real binary, as `run LESSON --impl DIR` runs it.
+/// The lesson on a mutant charges its bug to the rule it breaks: in every built-in lesson, every
+/// step where the code answers otherwise than the seed (`differs`) names that rule, as `check`
+/// does; after a difference that leaves the program's state unlike the seed's, no later answer
+/// is charged to another rule. Played by the real binary, as `run LESSON --impl DIR` runs it.
 fn lessons_charge_the_broken_rule(language: &str) {
     if !can_run(language) {
         return;
@@ -173,18 +174,18 @@ fn lessons_charge_the_broken_rule(language: &str) {
                     .output()
                     .unwrap();
                 let stdout = String::from_utf8_lossy(&output.stdout);
-                let first = stdout
+                let otherwise = stdout
                     .lines()
                     .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-                    .find(|e| e["event"] == "differs");
+                    .find(|e| e["event"] == "differs" && e["rule"] != breaks);
                 let code = output.status.code();
-                let problem = match first {
+                let problem = match otherwise {
                     _ if !matches!(code, Some(0 | 1)) => Some(format!(
                         "exit {code:?}: {}",
                         String::from_utf8_lossy(&output.stderr)
                     )),
-                    Some(e) if e["rule"] != breaks => Some(format!("first differs: {e}")),
-                    _ => None,
+                    Some(e) => Some(format!("differs: {e}")),
+                    None => None,
                 };
                 if let Some(problem) = problem {
                     let name = dir.file_name().unwrap().to_string_lossy().into_owned();

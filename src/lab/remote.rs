@@ -70,6 +70,7 @@ pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
             run: runs.fetch_add(1, Ordering::Relaxed),
             speaker: Arc::clone(&speaker),
             said: Vec::new(),
+            diverged: false,
         })));
         link.call(&Request::New {
             lease_seconds: Some(scenario.lease_seconds),
@@ -114,6 +115,10 @@ struct Shadow {
     /// Every request this run sent, from its `new`: replayed to the program when another run
     /// spoke to it in between, so the program is back in this run's state.
     said: Vec<Request>,
+    /// The program's state has left the seed's (a grant, a refusal or a verdict differed): from
+    /// then on its answers are told as they are and compared with nothing, since the seed's
+    /// would answer another state and charge the wrong rule.
+    diverged: bool,
 }
 
 /// One call's answers: the program's reply (`None` once it has failed) and the seed's
@@ -136,7 +141,7 @@ impl Link {
         let mut shadow = self.shadow();
         let decision = shadow.reference.decide(request);
         let reply = shadow.ask(request);
-        let Some(got) = &reply else {
+        let Some(got) = reply.as_ref().filter(|_| !shadow.diverged) else {
             return Answer {
                 reply,
                 decision,
@@ -160,6 +165,7 @@ impl Link {
         // Where float rounding alone decides, the program's answer stands, and nothing is noted.
         let noted = divergence.as_ref().filter(|d| d.kind != Kind::Unclear);
         if let Some(d) = noted {
+            shadow.diverged |= d.kind == Kind::State;
             let difference = Difference {
                 call: request.call(),
                 got: got.describe(),
