@@ -173,9 +173,12 @@ fn a_correct_program_is_told_in_the_seeds_own_words() {
 }
 
 /// Where the program answers otherwise, the world hears what it really returned, and the
-/// difference is noted with its rule.
+/// difference is noted with its rule. A difference that leaves the program's state unlike the
+/// seed's (a renew's new token) is the last noted: the program's later answers are still told as
+/// they are, but the seed, answering another state, would charge them to rules the code may not
+/// break.
 #[test]
-fn a_wrong_program_is_told_as_it_answered_and_each_difference_noted() {
+fn a_wrong_program_is_told_as_it_answered_and_noted_until_its_state_differs() {
     let program = scripted(&[
         r#"{"id":#,"done":true}"#,
         r#"{"id":#,"done":true}"#,
@@ -221,25 +224,15 @@ fn a_wrong_program_is_told_as_it_answered_and_each_difference_noted() {
     assert_eq!((v.judge, v.accepted), (Judge::External, true));
     let noted = noted.lock().unwrap().clone();
     let rules: Vec<&str> = noted.iter().map(|d| d.rule).collect();
-    assert_eq!(
-        rules,
-        ["renew-keeps-token", "release-frees", "write-stale-rejected"],
-        "{noted:?}"
-    );
+    assert_eq!(rules, ["renew-keeps-token"], "{noted:?}");
     assert_eq!(noted[0].call, "renew(file-lock, client-1, 40)");
     assert_eq!(noted[0].got, "lease token 41 (expires 13.0)");
     assert_eq!(
         noted[0].seed,
         "the seed gives token 40: renew keeps the lease's token"
     );
-    // The program's lease has token 41 now: it refuses the release of 40 the seed grants.
-    assert_eq!(
-        noted[1].seed,
-        "the seed releases it: client-1 holds the live lease token 40 until 13.0"
-    );
-    assert_eq!(noted[2].got, "ok (returned None)");
-    // Reading back what the storage holds is the backend's own call: not judged, so one stale
-    // write is one difference.
+    // Reading back what the storage holds is the backend's own call, told as the program keeps
+    // it.
     assert_eq!(storage.entries()[0].1.value, "y");
     assert_eq!(calls(&program), 1 + EXPERIMENTS.len() as u64 + 12);
 }
