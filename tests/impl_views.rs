@@ -264,6 +264,14 @@ fn a_program_that_stops_answering_mid_lesson_stops_the_story_there() {
         stdout.contains(&format!("summary at {first_write:.1} s")),
         "{stdout}"
     );
+    // The screen says why the story stops, where the caption would be.
+    let frame = fencing_lab(&["frame", "gc-pause", "--impl", folder.to_str().unwrap()]);
+    let screen = String::from_utf8_lossy(&frame.stdout);
+    assert_eq!(frame.status.code(), Some(2));
+    assert!(
+        screen.contains("Stopped") && screen.contains("Your program stopped answering"),
+        "{screen}"
+    );
     // The write it died on is told neither as accepted nor as refused.
     assert!(stdout.contains("0 writes accepted, 0 rejected"), "{stdout}");
     assert!(!stdout.contains("stopped answering"), "{stdout}");

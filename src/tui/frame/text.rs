@@ -41,6 +41,20 @@ pub struct FooterData {
 pub const EVENTS_DESCRIBED: usize = 200;
 
 pub(super) fn caption(app: &App) -> CaptionData {
+    if let Some(why) = app.session().world().fault() {
+        // The world halted where a student's program stopped answering: no caption of the
+        // script may read as if the run went on.
+        return CaptionData {
+            title: " Stopped ",
+            text: format!(
+                "Your program stopped answering, so the run stops here: {}",
+                crate::sim::text::printable(&why)
+            ),
+            role: Some(Role::Rejected),
+            prompt: None,
+            prompt_in_footer: false,
+        };
+    }
     let caption = app.caption();
     let chaos = app.session().scenario().chaos.is_some();
     let key = keys::key_for;
