@@ -264,7 +264,10 @@ impl World {
     /// Whether the implementation has stopped answering: the run stops where it did, and
     /// nothing is due after it.
     pub(super) fn halted(&self) -> bool {
-        self.backend.fault.is_some() && self.fault().is_some()
+        self.backend
+            .fault
+            .as_ref()
+            .is_some_and(|f| f.lock().unwrap_or_else(|e| e.into_inner()).is_some())
     }
 
     /// Whether `client`'s lease on `lock` with `token` is the live lease, by the lock service.
