@@ -1042,6 +1042,26 @@ fn a_syntax_error_names_its_file_line_and_error_in_every_language() {
         }
         assert!(!err.contains("node:internal"), "{err}");
         assert!(!err.contains("TypeScript"), "{err}");
+        // An autograder's report of a program that did not start carries what it wrote on
+        // stderr, as the sentence quotes it (javac's words are the compiler's, not the program's).
+        let (code, json, _) = tool(&["check", dir.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(code, Some(2), "{json}");
+        let report: Value = serde_json::from_str(&json).unwrap();
+        let stderr: Vec<&str> = report["stderr"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap())
+            .collect();
+        if !dir.join("LockService.java").exists() {
+            assert!(
+                stderr.iter().any(|l| l.contains("SyntaxError")),
+                "{}: {json}",
+                dir.display()
+            );
+        } else {
+            assert!(stderr.is_empty(), "{json}");
+        }
     }
 }
 

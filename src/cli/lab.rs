@@ -121,7 +121,7 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
         Err(e) => {
             // An autograder still gets its report: every check not run, and why.
             if args.format != CheckFormat::Text {
-                let report = Report::not_started(&target, &plan, &e.sentence);
+                let report = Report::not_started(&target, &plan, &e);
                 write_report(out, args.format, &report, &points, scored)?;
             }
             return Err(Failure::usage(e.sentence));

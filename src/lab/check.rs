@@ -108,7 +108,17 @@ pub fn run_on(
     };
     let mut outcomes = Vec::new();
     let mut error = None;
-    let prepared = run.prepare().map_err(|e| error = Some(e.sentence)).ok();
+    // The stderr of a program that broke the protocol and is gone (a fresh one that did not
+    // start): its last words cannot be asked for after the checks.
+    let mut lost_stderr = Vec::new();
+    let prepared = match run.prepare() {
+        Ok(prepared) => Some(prepared),
+        Err(e) => {
+            error = Some(e.sentence);
+            lost_stderr = e.stderr;
+            None
+        }
+    };
     for check in checks {
         let outcome = match &prepared {
             _ if run.deadline_passed() => {
@@ -123,6 +133,7 @@ pub fn run_on(
                     Ok(outcome) => outcome,
                     Err(e) => {
                         error = Some(e.sentence);
+                        lost_stderr = e.stderr;
                         let why = if run.deadline_passed() {
                             "the check ran out of time during it"
                         } else {
@@ -137,11 +148,7 @@ pub fn run_on(
         decided(&outcome);
         outcomes.push(outcome);
     }
-    let stderr = run
-        .subject
-        .as_mut()
-        .map(|s| s.last_words())
-        .unwrap_or_default();
+    let stderr = run.subject.as_mut().map_or(lost_stderr, |s| s.last_words());
     run.retire();
     (outcomes, run.calls, error, stderr)
 }

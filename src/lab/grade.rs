@@ -78,7 +78,7 @@ pub fn check_folder(dir: &Path, plan: &Plan) -> Report {
     let target = Target::Folder(dir.to_owned());
     match target.start(plan.timeouts) {
         Ok(program) => check::run(&target, program, plan, &mut |_| {}),
-        Err(e) => Report::not_started(&target, plan, &e.sentence),
+        Err(e) => Report::not_started(&target, plan, &e),
     }
 }
 

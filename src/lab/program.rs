@@ -40,6 +40,9 @@ const STDERR_TAIL: usize = 5;
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProtocolError {
     pub sentence: String,
+    /// The program's last stderr lines when it broke the protocol (the sentence quotes them):
+    /// kept for a report whose program is already gone, such as one that never started.
+    pub stderr: Vec<String>,
 }
 
 impl std::fmt::Display for ProtocolError {
@@ -52,6 +55,7 @@ impl ProtocolError {
     pub fn new(sentence: impl Into<String>) -> ProtocolError {
         ProtocolError {
             sentence: sentence.into(),
+            stderr: Vec::new(),
         }
     }
 }
@@ -426,11 +430,14 @@ impl Program {
     fn fail(&mut self, request: &Request, id: u64, what: String) -> ProtocolError {
         // The stderr reader may still be catching up with the program's last words.
         std::thread::sleep(Duration::from_millis(50));
-        let error = ProtocolError::new(format!(
-            "the program {what} at request {id} ({}){}",
-            printable(&request.call()),
-            self.stderr_clause()
-        ));
+        let error = ProtocolError {
+            stderr: self.stderr_tail(),
+            ..ProtocolError::new(format!(
+                "the program {what} at request {id} ({}){}",
+                printable(&request.call()),
+                self.stderr_clause()
+            ))
+        };
         self.stop();
         self.broken = Some(error.clone());
         error

@@ -80,7 +80,7 @@ impl Target {
 }
 
 fn fail(sentence: String) -> ProtocolError {
-    ProtocolError { sentence }
+    ProtocolError::new(sentence)
 }
 
 /// Whether `dir` holds a lab starter `lab init` wrote, in any language (nothing is built).

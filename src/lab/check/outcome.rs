@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::lab::explore::{self, Bounds};
-use crate::lab::program::Timeouts;
+use crate::lab::program::{ProtocolError, Timeouts};
 use crate::lab::script::Played;
 use crate::lab::seed::Rule;
 use crate::lab::target::Target;
@@ -187,7 +187,7 @@ impl Report {
 
     /// The report of a program that could not start (it did not build, compile or greet):
     /// every check the plan names not run, and `error` why.
-    pub fn not_started(target: &Target, plan: &Plan, error: &str) -> Report {
+    pub fn not_started(target: &Target, plan: &Plan, error: &ProtocolError) -> Report {
         let checks = match plan.only {
             Some(only) => vec![only],
             None => CheckId::all(),
@@ -201,8 +201,8 @@ impl Report {
                 .collect(),
             calls: 0,
             seconds: 0.0,
-            error: Some(error.to_owned()),
-            stderr: Vec::new(),
+            error: Some(error.sentence.clone()),
+            stderr: error.stderr.clone(),
         }
     }
 }

@@ -472,6 +472,41 @@ fn a_protocol_error_keeps_the_checks_decided_before_it() {
     assert_eq!(out.len(), CheckId::all().len());
 }
 
+/// A program that keeps state across `new` is started afresh for each rule; when a fresh one
+/// does not start, the report's stderr is what that one wrote, as the error quotes it, since
+/// no program is left to ask.
+#[test]
+fn a_fresh_program_that_does_not_start_leaves_its_stderr_in_the_report() {
+    // The first few fresh programs start (those the experiments before the checks ask for,
+    // then those of the first rules), and the next does not.
+    for starts in 0..6 {
+        let mut started = 0;
+        let mut start = || -> Result<Box<dyn Subject>, ProtocolError> {
+            started += 1;
+            if started <= starts {
+                return Ok(Box::new(Student::new(Mistake::KeepsCounterAcrossNew)));
+            }
+            Err(ProtocolError {
+                stderr: vec!["Traceback".into(), "MemoryError".into()],
+                ..ProtocolError::new(
+                    "the program exited with status 1; its stderr ends: MemoryError",
+                )
+            })
+        };
+        let target = Target::Folder("student".into());
+        let (_, _, error, stderr) = run_on(
+            Box::new(Student::new(Mistake::KeepsCounterAcrossNew)),
+            &mut start,
+            &target,
+            &plan(),
+            &mut |_| {},
+            &mut |_| {},
+        );
+        assert!(error.unwrap().ends_with("MemoryError"), "{starts}");
+        assert_eq!(stderr, ["Traceback", "MemoryError"], "{starts}");
+    }
+}
+
 #[test]
 fn once_the_deadline_has_passed_no_check_starts() {
     let plan = Plan {
