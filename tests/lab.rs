@@ -907,6 +907,36 @@ fn a_fresh_starter_is_told_what_to_write_next_one_line_a_check() {
     }
 }
 
+/// A folder holding two languages' starters is checked in the first of them, and the report
+/// says right under its heading which one, and what it did not check.
+#[test]
+fn a_folder_with_two_starters_says_which_one_it_checked() {
+    if !can_run("js") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let student = dir.path().join("both");
+    fencing_lab::lab::starter::init("python", &student).unwrap();
+    let js = dir.path().join("js");
+    fencing_lab::lab::starter::init("js", &js).unwrap();
+    for file in std::fs::read_dir(&js).unwrap() {
+        let file = file.unwrap();
+        if file.path().is_file() {
+            std::fs::copy(file.path(), student.join(file.file_name())).unwrap();
+        }
+    }
+    let (code, out, _) = tool(&["check", student.to_str().unwrap(), "--only", "holder"]);
+    assert_eq!(code, Some(1), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].contains("(node "), "{out}");
+    assert_eq!(
+        lines[1],
+        "note: only the JavaScript starter was checked; this folder also holds Python \
+         (lock_service.py, adapter.py): a folder is checked in one language, the first of \
+         JavaScript, Python, Rust and Java it holds"
+    );
+}
+
 /// A recording is a file people send each other: replaying one that names an implementation
 /// runs nothing until the implementation is given again, and says how to give it.
 #[test]

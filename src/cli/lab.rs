@@ -134,6 +134,11 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
             "{}",
             report::heading(&target.describe(), &program.language)
         )?;
+        if let Target::Folder(dir) = &target {
+            if let Some(note) = crate::lab::target::unchecked_starters(dir) {
+                writeln!(out, "note: {note}")?;
+            }
+        }
         out.flush()?;
     }
     // Each check's lines go out as soon as it is decided; a failed write ends the check.

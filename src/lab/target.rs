@@ -95,6 +95,38 @@ pub fn is_lab_folder(dir: &Path) -> bool {
         || (has("Adapter.java") && has("LockService.java"))
 }
 
+/// Each language's starter, by two of the files `lab init` writes, in the order `check` takes
+/// them when a folder holds several: it runs the first (see `folder_command`).
+const STARTERS: [(&str, [&str; 2]); 4] = [
+    ("JavaScript", ["lock_service.mjs", "adapter.mjs"]),
+    ("Python", ["lock_service.py", "adapter.py"]),
+    ("Rust", ["Cargo.toml", "src/bin/adapter.rs"]),
+    ("Java", ["LockService.java", "Adapter.java"]),
+];
+
+/// A sentence naming the starters `dir` holds besides the one `check` runs, or `None` when it
+/// holds one: a student who wrote the other one must not read its verdicts as theirs.
+pub fn unchecked_starters(dir: &Path) -> Option<String> {
+    let held: Vec<&(&str, [&str; 2])> = STARTERS
+        .iter()
+        .filter(|(_, files)| files.iter().all(|f| dir.join(f).is_file()))
+        .collect();
+    let (checked, others) = held.split_first()?;
+    if others.is_empty() {
+        return None;
+    }
+    let others: Vec<String> = others
+        .iter()
+        .map(|(language, files)| format!("{language} ({})", files.join(", ")))
+        .collect();
+    Some(format!(
+        "only the {} starter was checked; this folder also holds {}: a folder is checked in one \
+         language, the first of JavaScript, Python, Rust and Java it holds",
+        checked.0,
+        others.join(" and ")
+    ))
+}
+
 /// The command that runs a student's folder, from the files `lab init` wrote.
 fn folder_command(dir: &Path) -> Result<Command, ProtocolError> {
     let shown = printable(&dir.display().to_string()).into_owned();
@@ -399,6 +431,26 @@ mod tests {
                 Some(mixed.path())
             )
         );
+        // ... and says so, naming what it did not check.
+        assert_eq!(
+            unchecked_starters(mixed.path()).as_deref(),
+            Some(
+                "only the JavaScript starter was checked; this folder also holds Python \
+                 (lock_service.py, adapter.py) and Rust (Cargo.toml, src/bin/adapter.rs): a \
+                 folder is checked in one language, the first of JavaScript, Python, Rust and \
+                 Java it holds"
+            )
+        );
+        assert_eq!(unchecked_starters(js.path()), None);
+        let java_too = folder(&[
+            "lock_service.py",
+            "adapter.py",
+            "LockService.java",
+            "Adapter.java",
+        ]);
+        assert!(unchecked_starters(java_too.path())
+            .unwrap()
+            .starts_with("only the Python starter was checked; this folder also holds Java"));
 
         for files in [
             &["lock_service.py", "adapter.py"][..],
