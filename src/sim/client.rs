@@ -97,11 +97,6 @@ impl Client {
         self.pause.map(|(_, until)| until)
     }
 
-    /// When it comes back, if it is down after a crash.
-    pub fn back_at(&self) -> Option<Ms> {
-        self.restart_at.filter(|_| self.is_down())
-    }
-
     /// Whether the network will hold its next write.
     pub fn next_write_delayed(&self) -> bool {
         self.delay_next.is_some()

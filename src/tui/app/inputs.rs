@@ -37,7 +37,7 @@ impl App {
             return;
         }
         let until = self.session.now() + self.session.scenario().injected_pause_ms();
-        if let Some((_, frozen_until)) = c.pause.filter(|&(_, u)| u >= until) {
+        if let Some(frozen_until) = c.frozen_until().filter(|&u| u >= until) {
             // Pausing again would change nothing: say so rather than log the same pause twice.
             self.status = Some(format!(
                 "{client} is already frozen until {} s.",
@@ -45,7 +45,7 @@ impl App {
             ));
             return;
         }
-        let until = c.pause.map_or(until, |(_, u)| u.max(until));
+        let until = c.frozen_until().map_or(until, |u| u.max(until));
         self.status = Some(format!(
             "{client} freezes in a GC pause until {} s.",
             fmt_seconds(until)
