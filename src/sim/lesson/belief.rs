@@ -287,24 +287,58 @@ mod tests {
         let lane = belief_lane(history, ClientId::ALL[0]);
         assert_eq!(at(&lane, 5_000), Some((1, Held::Live)));
         assert_eq!(at(&lane, 12_000), None, "it knows t1 ran out");
-        // Wherever the UI's lane says holding or stale, the belief lane says live or gone.
-        for client in ClientId::ALL {
-            let lane = belief_lane(history, client);
-            for span in history.lane(client.index()) {
-                let expected = match span.state {
-                    LaneState::Holding => span.token.map(|t| (t, Held::Live)),
-                    LaneState::Stale => span.token.map(|t| (t, Held::Gone)),
-                    LaneState::Paused => continue,
-                    _ => None,
-                };
-                assert_eq!(
-                    at(&lane, span.start),
-                    expected,
-                    "{client} at {}",
-                    span.start
-                );
+    }
+
+    /// Wherever the UI's lane says holding or stale, the belief lane says live or gone, in every
+    /// lesson (two-locks: client 2's lease is on the second lock).
+    #[test]
+    fn the_belief_lane_agrees_with_the_uis_lane_in_every_lesson() {
+        for name in Scenario::built_in_names() {
+            let session = played(name, &[]);
+            let history = session.world().history();
+            for client in ClientId::ALL {
+                let lane = belief_lane(history, client);
+                for span in history.lane(client.index()) {
+                    let expected = match span.state {
+                        LaneState::Holding => span.token.map(|t| (t, Held::Live)),
+                        LaneState::Stale => span.token.map(|t| (t, Held::Gone)),
+                        LaneState::Paused => continue,
+                        _ => None,
+                    };
+                    assert_eq!(
+                        at(&lane, span.start),
+                        expected,
+                        "{name}: {client} at {}",
+                        span.start
+                    );
+                }
             }
         }
+    }
+
+    /// A lease on the second lock counts as much as one on the first: frozen on it, client 2
+    /// still holds it live; crashed holding it, the lock service still holds it for client 2.
+    #[test]
+    fn a_lease_on_the_second_lock_is_read_from_that_locks_lane() {
+        let client = ClientId::ALL[1];
+        // two-locks: client 2 takes stock-lock, the second lock, at 2 s (token 2).
+        let freeze = Input {
+            at: 2_500,
+            kind: InputKind::Pause { client },
+        };
+        let session = played("two-locks", &[freeze]);
+        let lane = belief_lane(session.world().history(), client);
+        assert_eq!(at(&lane, 3_000), Some((2, Held::Live)));
+        let crash = Input {
+            at: 2_500,
+            kind: InputKind::Crash { client },
+        };
+        let mut session = played("two-locks", &[crash]);
+        session.seek(3_000);
+        let world = session.world();
+        let truth = belief_and_truth(world, world.client(client));
+        assert_eq!(truth.believes, Believes::Down);
+        assert_eq!(truth.truth, Truth::Live { left: 9_000 });
     }
 
     #[test]
