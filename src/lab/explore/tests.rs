@@ -3,6 +3,7 @@ use super::*;
 use crate::lab::script::play;
 use crate::lab::seed::Rule;
 use crate::lab::testing::{Mistake, Student};
+use crate::lab::wire::Reply;
 
 /// Seed 1's random scripts use every kind of call, every token choice, every clock step and
 /// every setting, the defaults among them, so the random check can reach every rule.
@@ -318,6 +319,117 @@ fn scripts_stream_many_at_a_time_and_the_first_difference_stops_them() {
         (300, None)
     );
     assert_eq!(correct.calls, 300 * 3);
+}
+
+/// At most [`WINDOW`] requests wait for their replies: scripts are sent while fewer are in
+/// flight, so with scripts of two calls (`new` and a write) the peak is the window exactly.
+#[test]
+fn no_more_requests_than_the_window_wait_for_their_replies() {
+    /// The double, counting the most requests it had in flight.
+    struct Peak(Student, usize);
+    impl Subject for Peak {
+        fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+            self.0.send(request)?;
+            self.1 = self.1.max(self.0.in_flight());
+            Ok(())
+        }
+        fn receive(&mut self) -> Result<Reply, ProtocolError> {
+            self.0.receive()
+        }
+        fn in_flight(&self) -> usize {
+            self.0.in_flight()
+        }
+        fn language(&self) -> &str {
+            "python 3.11"
+        }
+        fn answered(&self) -> u64 {
+            self.0.answered()
+        }
+    }
+    let write = Step::Write {
+        key: "file",
+        value: "a",
+        token: TokenOf::Exactly(1),
+    };
+    let scripts = (0..1_000).map(|_| Script::new(None, None, vec![write.clone()]));
+    let mut peak = Peak(Student::new(Mistake::Correct), 0);
+    assert_eq!(
+        play_many(scripts, &mut peak, Profile::default()).unwrap(),
+        (1_000, None)
+    );
+    assert_eq!(peak.1, WINDOW);
+    assert_eq!(peak.in_flight(), 0);
+}
+
+/// A script whose only difference float rounding decides (a renew at the very instant the lease
+/// ends, measured as elapsed time) is not a difference: the rest of its replies are read and
+/// dropped, and the scripts after it are judged as usual.
+#[test]
+fn a_script_that_rounding_decides_is_skipped_and_the_next_ones_judged() {
+    // 6.4 + 10 - 6.4 is just under 10: a lease measured as elapsed time is still live at the
+    // instant the seed's `now < expires_at` ends it.
+    let unclear = Script::new(
+        Some(10.0),
+        Some(1),
+        vec![
+            Step::Advance(6.4),
+            Step::Acquire {
+                name: "file",
+                client: "client-1",
+            },
+            Step::ToExpiry { offset: 0.0 },
+            Step::Renew {
+                name: "file",
+                client: "client-1",
+                token: TokenOf::Own,
+            },
+            Step::Holder { name: "file" },
+            Step::Write {
+                key: "file",
+                value: "a",
+                token: TokenOf::Own,
+            },
+        ],
+    );
+    // Its renew is where the elapsed-time student and the seed part, by rounding alone.
+    let calls = plan(&unclear);
+    let mut elapsed = Student::new(Mistake::Correct).measuring_elapsed();
+    for call in &calls {
+        elapsed.send(&call.request).unwrap();
+    }
+    let found =
+        crate::lab::script::judge_replies(&calls, Scope::All, &mut elapsed, Profile::default())
+            .unwrap()
+            .expect("the renew differs");
+    assert_eq!(found.divergence.kind, crate::lab::judge::Kind::Unclear);
+    assert_eq!(
+        found.transcript.len(),
+        5,
+        "new, clock, acquire, clock, renew"
+    );
+    let later = Script::new(
+        Some(10.0),
+        Some(1),
+        vec![
+            Step::Acquire {
+                name: "file",
+                client: "client-2",
+            },
+            Step::Write {
+                key: "file",
+                value: "b",
+                token: TokenOf::Own,
+            },
+            Step::Read { key: "file" },
+        ],
+    );
+    let scripts = std::iter::once(unclear).chain(std::iter::repeat_n(later, 5));
+    let mut elapsed = Student::new(Mistake::Correct).measuring_elapsed();
+    assert_eq!(
+        play_many(scripts, &mut elapsed, Profile::default()).unwrap(),
+        (6, None)
+    );
+    assert_eq!(elapsed.in_flight(), 0);
 }
 
 /// Every clock a script sets, random, exhaustive or a rule's, is on the 1/8 s grid, where a
