@@ -332,7 +332,7 @@ impl Walk<'_> {
         for (i, letter) in self.letters.iter().enumerate() {
             let number = number + i as u64 * place;
             let request = planner.request(letter);
-            let last = depth + 1 == self.length;
+            let last = self.is_last(depth);
             match request {
                 // A letter that sends nothing leaves the start as it was.
                 None if last => self.keep(lines.to_vec(), number),
@@ -351,6 +351,11 @@ impl Walk<'_> {
                 }
             }
         }
+    }
+
+    /// Whether the letter after `depth` letters is a script's last.
+    fn is_last(&self, depth: u32) -> bool {
+        depth + 1 == self.length
     }
 
     /// A script's requests, kept with the lowest number of a script that sends them.
