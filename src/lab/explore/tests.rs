@@ -509,6 +509,80 @@ fn a_token_read_from_grants_becomes_its_number_and_the_grants_go() {
     );
 }
 
+/// A chaos run's calls become a script of the same calls: names kept, clock settings made
+/// moves, tokens their numbers, values one of a few; a name scripts do not know makes none.
+#[test]
+fn a_chaos_runs_calls_become_a_script_of_the_same_calls() {
+    let played = |request: Request| crate::lab::script::Played {
+        now: 0.0,
+        request,
+        got: Reply::Done,
+    };
+    let s = |text: &str| text.to_owned();
+    let calls = vec![
+        played(Request::New {
+            lease_seconds: Some(10.0),
+            first_token: Some(1),
+        }),
+        played(Request::Clock { now: 1.5 }),
+        played(Request::Acquire {
+            name: s("log"),
+            client_id: s("client-2"),
+        }),
+        played(Request::Renew {
+            name: s("log"),
+            client_id: s("client-2"),
+            token: 4,
+        }),
+        played(Request::Write {
+            key: s("other"),
+            value: s("chaos value"),
+            token: 4,
+        }),
+        played(Request::Clock { now: 1.0 }),
+        played(Request::Release {
+            name: s("file"),
+            client_id: s("client-3"),
+            token: 3,
+        }),
+        played(Request::Holder { name: s("lock") }),
+        played(Request::Read { key: s("file") }),
+        played(Request::HighestToken { key: s("other") }),
+    ];
+    let script = script_of(&calls, 10.0, 1).expect("every name is known");
+    assert_eq!(
+        script.steps,
+        [
+            Step::Advance(1.5),
+            Step::Acquire {
+                name: "log",
+                client: "client-2",
+            },
+            Step::Renew {
+                name: "log",
+                client: "client-2",
+                token: TokenOf::Exactly(4),
+            },
+            Step::Write {
+                key: "other",
+                value: "a",
+                token: TokenOf::Exactly(4),
+            },
+            Step::Release {
+                name: "file",
+                client: "client-3",
+                token: TokenOf::Exactly(3),
+            },
+            Step::Holder { name: "lock" },
+            Step::Read { key: "file" },
+            Step::Highest { key: "other" },
+        ]
+    );
+    let mut unknown = calls;
+    unknown.push(played(Request::Read { key: s("stock") }));
+    assert_eq!(script_of(&unknown, 10.0, 1), None);
+}
+
 /// The tree walk keeps exactly the scripts the plain way keeps: every script of the length in
 /// counting order, each kept where its requests were not made by a script before it.
 #[test]
