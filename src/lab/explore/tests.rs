@@ -525,6 +525,8 @@ fn a_chaos_runs_calls_become_a_script_of_the_same_calls() {
             first_token: Some(1),
         }),
         played(Request::Clock { now: 1.5 }),
+        // The same time again, then an earlier one (a chaos clock jump back): no move.
+        played(Request::Clock { now: 1.5 }),
         played(Request::Acquire {
             name: s("log"),
             client_id: s("client-2"),
@@ -578,9 +580,16 @@ fn a_chaos_runs_calls_become_a_script_of_the_same_calls() {
             Step::Highest { key: "other" },
         ]
     );
-    let mut unknown = calls;
+    let mut unknown = calls.clone();
     unknown.push(played(Request::Read { key: s("stock") }));
     assert_eq!(script_of(&unknown, 10.0, 1), None);
+    // A `new` after the first call has no step of its own either.
+    let mut renewed = calls;
+    renewed.push(played(Request::New {
+        lease_seconds: None,
+        first_token: None,
+    }));
+    assert_eq!(script_of(&renewed, 10.0, 1), None);
 }
 
 /// The tree walk keeps exactly the scripts the plain way keeps: every script of the length in
