@@ -531,6 +531,7 @@ fn a_chaos_runs_calls_become_a_script_of_the_same_calls() {
             name: s("log"),
             client_id: s("client-2"),
         }),
+        played(Request::Clock { now: 4.0 }),
         played(Request::Renew {
             name: s("log"),
             client_id: s("client-2"),
@@ -560,6 +561,7 @@ fn a_chaos_runs_calls_become_a_script_of_the_same_calls() {
                 name: "log",
                 client: "client-2",
             },
+            Step::Advance(2.5),
             Step::Renew {
                 name: "log",
                 client: "client-2",
