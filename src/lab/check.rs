@@ -107,23 +107,14 @@ pub fn run_on(
         None => CheckId::all(),
     };
     let mut outcomes = Vec::new();
-    let mut error = None;
-    // The stderr of a program that broke the protocol and is gone (a fresh one that did not
-    // start): its last words cannot be asked for after the checks.
-    let mut lost_stderr = Vec::new();
-    let prepared = match run.prepare() {
-        Ok(prepared) => Some(prepared),
-        Err(e) => {
-            error = Some(e.sentence);
-            lost_stderr = e.stderr;
-            None
-        }
-    };
+    // What ended the run, if anything did; its stderr lines stand for a program that is gone.
+    let mut error: Option<ProtocolError> = None;
+    let prepared = run.prepare().map_err(|e| error = Some(e)).ok();
     for check in checks {
         let outcome = match &prepared {
             _ if run.deadline_passed() => {
                 if error.is_none() {
-                    error = Some(out_of_time(plan, check));
+                    error = Some(ProtocolError::new(out_of_time(plan, check)));
                 }
                 not_run(check, "the check ran out of time before it")
             }
@@ -132,8 +123,7 @@ pub fn run_on(
                 match run.check(check, prepared) {
                     Ok(outcome) => outcome,
                     Err(e) => {
-                        error = Some(e.sentence);
-                        lost_stderr = e.stderr;
+                        error = Some(e);
                         let why = if run.deadline_passed() {
                             "the check ran out of time during it"
                         } else {
@@ -148,9 +138,15 @@ pub fn run_on(
         decided(&outcome);
         outcomes.push(outcome);
     }
-    let stderr = run.subject.as_mut().map_or(lost_stderr, |s| s.last_words());
+    // A program that broke the protocol and is gone (a fresh one that did not start) cannot be
+    // asked for its last words: the error kept them.
+    let stderr = match (run.subject.as_mut(), &error) {
+        (Some(subject), _) => subject.last_words(),
+        (None, Some(e)) => e.stderr.clone(),
+        (None, None) => Vec::new(),
+    };
     run.retire();
-    (outcomes, run.calls, error, stderr)
+    (outcomes, run.calls, error.map(|e| e.sentence), stderr)
 }
 
 /// The sentence for a check whose deadline passed between two checks.

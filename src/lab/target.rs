@@ -86,13 +86,9 @@ fn fail(sentence: String) -> ProtocolError {
 /// Whether `dir` holds a lab starter `lab init` wrote, in any language (nothing is built).
 pub fn is_lab_folder(dir: &Path) -> bool {
     let has = |name: &str| dir.join(name).is_file();
-    (has("adapter.mjs")
-        && ["lock_service.mjs", "lock_service.mts", "lock_service.ts"]
-            .iter()
-            .any(|f| has(f)))
-        || (has("lock_service.py") && has("adapter.py"))
-        || (has("Cargo.toml") && dir.join("src/bin/adapter.rs").is_file())
-        || (has("Adapter.java") && has("LockService.java"))
+    // A TypeScript starter counts too, before it is compiled to lock_service.mjs.
+    starters_held(dir).next().is_some()
+        || (has("adapter.mjs") && (has("lock_service.mts") || has("lock_service.ts")))
 }
 
 /// Each language's starter, by two of the files `lab init` writes, in the order `check` takes
@@ -104,13 +100,19 @@ const STARTERS: [(&str, [&str; 2]); 4] = [
     ("Java", ["LockService.java", "Adapter.java"]),
 ];
 
+/// The starters `dir` holds whole, in the order `check` takes them.
+fn starters_held(
+    dir: &Path,
+) -> impl Iterator<Item = &'static (&'static str, [&'static str; 2])> + '_ {
+    STARTERS
+        .iter()
+        .filter(move |(_, files)| files.iter().all(|f| dir.join(f).is_file()))
+}
+
 /// A sentence naming the starters `dir` holds besides the one `check` runs, or `None` when it
 /// holds one: a student who wrote the other one must not read its verdicts as theirs.
 pub fn unchecked_starters(dir: &Path) -> Option<String> {
-    let held: Vec<&(&str, [&str; 2])> = STARTERS
-        .iter()
-        .filter(|(_, files)| files.iter().all(|f| dir.join(f).is_file()))
-        .collect();
+    let held: Vec<&(&str, [&str; 2])> = starters_held(dir).collect();
     let (checked, others) = held.split_first()?;
     if others.is_empty() {
         return None;
