@@ -220,6 +220,8 @@ pub struct Student {
     pending: VecDeque<Reply>,
     /// Requests answered.
     pub calls: u64,
+    /// The most requests it has had in flight at once.
+    pub most_in_flight: usize,
 }
 
 impl Student {
@@ -238,6 +240,7 @@ impl Student {
             made: false,
             pending: VecDeque::new(),
             calls: 0,
+            most_in_flight: 0,
         }
     }
 
@@ -327,6 +330,7 @@ impl Student {
         }
         *self = Student {
             calls: self.calls,
+            most_in_flight: self.most_in_flight,
             pending: std::mem::take(&mut self.pending),
             elapsed: self.elapsed,
             ..Student::new(m)
@@ -531,6 +535,7 @@ impl Subject for Student {
     fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
         let reply = self.answer(request);
         self.pending.push_back(reply);
+        self.most_in_flight = self.most_in_flight.max(self.pending.len());
         Ok(())
     }
 
