@@ -113,12 +113,13 @@ impl Seen {
     }
 
     /// Whether `expiry`, for a lease of `lock` renewed at `at`, is `at` plus the length the
-    /// student's own grant showed, and that length is not `lease_seconds`: the renew is right,
-    /// the lease length is not.
-    fn by_own_wrong_length(&self, lock: &str, at: f64, expiry: f64, lease_seconds: f64) -> bool {
-        self.length.get(lock).is_some_and(|length| {
-            (at + length - expiry).abs() <= 1e-9 && (length - lease_seconds).abs() > 1e-9
-        })
+    /// student's own grant showed: the renew extended from now, as it should. Callers ask only
+    /// about an expiry that differs from the seed's, `at` plus the right length, so the student's
+    /// length is the wrong one and the fault is the lease length's, not the renew's.
+    fn by_own_length(&self, lock: &str, at: f64, expiry: f64) -> bool {
+        self.length
+            .get(lock)
+            .is_some_and(|length| (at + length - expiry).abs() <= 1e-9)
     }
 }
 

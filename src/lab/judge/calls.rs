@@ -284,10 +284,7 @@ fn expiry_differs(
         .as_ref()
         .map(|l| l.name.as_str())
         .unwrap_or_default();
-    let own_length = renewing
-        && cx
-            .seen
-            .by_own_wrong_length(name, decision.now, have, settings.lease_seconds);
+    let own_length = renewing && cx.seen.by_own_length(name, decision.now, have);
     let rule = if cx.profile.clock_ignored {
         Rule::ClockOnly
     } else if renewing && !own_length {

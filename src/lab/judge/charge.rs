@@ -72,10 +72,7 @@ fn lease_end_rule(latest: &GrantFacts, decision: &Decision, cx: &Context) -> Rul
     let name = &lock(decision).name;
     let reported = cx.seen.expiry.get(name).copied().flatten();
     let own_length = match (latest.renewed_at, reported) {
-        (Some(at), Some(e)) => {
-            cx.seen
-                .by_own_wrong_length(name, at, e, decision.settings.lease_seconds)
-        }
+        (Some(at), Some(e)) => cx.seen.by_own_length(name, at, e),
         _ => false,
     };
     if latest.renewed && !own_length {
