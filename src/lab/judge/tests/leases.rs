@@ -295,7 +295,7 @@ fn a_late_release_is_named_where_its_effect_shows() {
 
 /// Where `now - granted_at < lease_seconds` and `now < expires_at` give different answers (the
 /// last bit of a float, at the very end of a lease), a student's answer either way is not
-/// charged: the difference is unclear.
+/// charged: the difference is unclear. A difference in anything else at that instant is.
 #[test]
 fn a_difference_rounding_decides_is_unclear_not_charged() {
     // 0.501 + 0.5 is 1.001 in binary, but 1.001 - 0.501 is just under 0.5.
@@ -310,6 +310,17 @@ fn a_difference_rounding_decides_is_unclear_not_charged() {
     )
     .unwrap();
     assert_eq!(d.kind, Kind::Unclear);
+    // At that instant both grant, but with another token: that is no question of rounding.
+    let d = charge(
+        Some(0.5),
+        &setup,
+        acquire("client-2"),
+        lease(5, 1.501),
+        Some(1.001),
+        PLAIN,
+    )
+    .unwrap();
+    assert_eq!((d.rule, d.kind), (Rule::OneCounter, Kind::State));
     // On the scripts' grid of 1/8 s both ways agree: the same bug is charged.
     let setup = [clock(0.5), acquire("client-1"), clock(1.0)];
     let d = charge(
