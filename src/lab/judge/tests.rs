@@ -172,6 +172,27 @@ fn new_and_the_clock_must_simply_be_done() {
     assert_eq!(charge(None, &[], new, Reply::Done, None, PLAIN), None);
 }
 
+/// The handshake, and a `new` whose settings the seed itself refuses, leave the program free:
+/// the seed says nothing of what it should answer, so no answer is charged.
+#[test]
+fn hello_and_a_new_the_seed_refuses_are_never_charged() {
+    let bad = Request::New {
+        lease_seconds: Some(-1.0),
+        first_token: Some(1),
+    };
+    for request in [Request::Hello, bad] {
+        for got in [Reply::Done, refused(), Reply::Strange("?".into())] {
+            let d = decision(Some(10.0), &[], &request);
+            let cx = Context {
+                profile: PLAIN,
+                seen: &Seen::default(),
+                language: "python 3.11",
+            };
+            assert_eq!(judge(&request, &d, &got, &cx), None, "{request:?} {got:?}");
+        }
+    }
+}
+
 /// A method not written yet is charged to the rule a refusal there would break, and says so.
 #[test]
 fn a_method_not_written_yet_says_to_write_it() {

@@ -321,6 +321,14 @@ fn a_difference_rounding_decides_is_unclear_not_charged() {
     )
     .unwrap();
     assert_eq!((d.rule, d.kind), (Rule::OneCounter, Kind::State));
+    // Asked who holds it then, the seed says no one; a holder named is as unclear.
+    assert_eq!(
+        decision(Some(0.5), &setup, &holder()).reply,
+        Reply::Holder(None)
+    );
+    let named = Reply::Holder(Some("client-1".into()));
+    let d = charge(Some(0.5), &setup, holder(), named, Some(1.001), PLAIN).unwrap();
+    assert_eq!((d.rule, d.kind), (Rule::ExpiryBoundary, Kind::Unclear));
     // On the scripts' grid of 1/8 s both ways agree: the same bug is charged.
     let setup = [clock(0.5), acquire("client-1"), clock(1.0)];
     let d = charge(
