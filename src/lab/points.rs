@@ -127,6 +127,8 @@ mod tests {
                 "p.toml: `chaos` is worth -1 points; a check is worth 0 to 1000",
             ),
             ("chaos = 1e8", "is worth 100000000 points"),
+            ("chaos = 999999999", "is worth 999999999 points"),
+            ("chaos = 1e9", "is worth 1e9 points"),
             ("chaos = 1e308", "is worth 1e308 points"),
             ("chaos = nan", "p.toml: `chaos` is worth NaN points"),
             ("chaos = ", "p.toml, line 1: not a TOML table"),

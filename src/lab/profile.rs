@@ -320,9 +320,133 @@ fn clock_by_real_time(
 mod tests {
     use super::*;
     use crate::lab::testing::{Mistake, Student};
+    use std::cell::Cell;
+    use std::collections::VecDeque;
+    use std::rc::Rc;
 
     fn findings(mistake: Mistake) -> Findings {
         measure(&mut Student::new(mistake), &|_| {}).unwrap()
+    }
+
+    /// A program whose leases say nothing of when they end, so only real time can show which
+    /// clock it reads: time passes for it only as the experiment's pause says.
+    struct Silent {
+        /// Whether its leases end by real time, not by the clock.
+        real_time: bool,
+        /// Whether it grants anything at all.
+        grants: bool,
+        real_now: Rc<Cell<f64>>,
+        clock_now: f64,
+        lease: f64,
+        held_until: Option<f64>,
+        next: u64,
+        pending: VecDeque<Reply>,
+    }
+
+    impl Silent {
+        fn new(real_time: bool, grants: bool, real_now: Rc<Cell<f64>>) -> Silent {
+            Silent {
+                real_time,
+                grants,
+                real_now,
+                clock_now: 0.0,
+                lease: 10.0,
+                held_until: None,
+                next: 1,
+                pending: VecDeque::new(),
+            }
+        }
+
+        fn now(&self) -> f64 {
+            if self.real_time {
+                self.real_now.get()
+            } else {
+                self.clock_now
+            }
+        }
+
+        fn answer(&mut self, request: &Request) -> Reply {
+            match request {
+                Request::New { lease_seconds, .. } => {
+                    self.lease = lease_seconds.unwrap_or(10.0);
+                    self.held_until = None;
+                    Reply::Done
+                }
+                Request::Clock { now } => {
+                    self.clock_now = *now;
+                    Reply::Done
+                }
+                Request::Acquire { .. } => {
+                    if !self.grants || self.held_until.is_some_and(|end| self.now() < end) {
+                        return Reply::Lease(None);
+                    }
+                    self.held_until = Some(self.now() + self.lease);
+                    self.next += 1;
+                    Reply::Lease(Some(LeaseReply::new(self.next - 1, None)))
+                }
+                Request::Renew { token, .. } => Reply::Lease(Some(LeaseReply::new(*token, None))),
+                Request::HighestToken { .. } => Reply::Token(None),
+                _ => Reply::Done,
+            }
+        }
+    }
+
+    impl Subject for Silent {
+        fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+            let reply = self.answer(request);
+            self.pending.push_back(reply);
+            Ok(())
+        }
+
+        fn receive(&mut self) -> Result<Reply, ProtocolError> {
+            Ok(self.pending.pop_front().expect("a request sent"))
+        }
+
+        fn in_flight(&self) -> usize {
+            self.pending.len()
+        }
+
+        fn language(&self) -> &str {
+            "a test double"
+        }
+
+        fn answered(&self) -> u64 {
+            0
+        }
+    }
+
+    /// Measures `program`, its pause moving `real_now` on; also says how long it paused.
+    fn measure_silent(real_time: bool, grants: bool) -> (Findings, f64) {
+        let real_now = Rc::new(Cell::new(0.0));
+        let mut program = Silent::new(real_time, grants, real_now.clone());
+        let paused = Cell::new(0.0);
+        let pause = |d: Duration| {
+            real_now.set(real_now.get() + d.as_secs_f64());
+            paused.set(paused.get() + d.as_secs_f64());
+        };
+        (measure(&mut program, &pause).unwrap(), paused.get())
+    }
+
+    /// Leases that report no expiry: a short lease that runs out in real time while the clock
+    /// stands still shows another clock; one that follows the clock is not charged; and a
+    /// program that grants nothing is not waited for.
+    #[test]
+    fn a_program_whose_leases_report_no_expiry_is_timed_in_real_time() {
+        let (found, paused) = measure_silent(true, true);
+        assert!(found.profile.clock_ignored);
+        assert_eq!(
+            found.clock_sentence,
+            "with the clock standing at 0.0, a lease of 0.02 s ran out after 60 ms of real \
+             time: time comes from somewhere else than clock.now()"
+        );
+        assert_eq!(found.clock_evidence.len(), 4);
+        assert!((paused - 0.06).abs() < 1e-9);
+        let (found, paused) = measure_silent(false, true);
+        assert!(!found.profile.clock_ignored);
+        assert!((paused - 0.06).abs() < 1e-9);
+        let (found, paused) = measure_silent(true, false);
+        assert!(!found.profile.clock_ignored);
+        assert_eq!(paused, 0.0, "nothing granted, nothing to time");
     }
 
     /// A renew that reads another clock moves its expiry by the real time between two calls:
@@ -336,13 +460,20 @@ mod tests {
             says: Box::default(),
         };
         let (a, b) = (LEASE, CLOCK_STEP + LEASE);
-        for real_gap in [0.0, 0.012, 0.3] {
+        for real_gap in [0.0, 0.012, 0.3, 0.45] {
             let (r1, r2) = (renew(17_574.7), renew(17_574.7 + real_gap));
             assert!(
                 clock_by_expiries(&played, a, b, (Some(&r1), Some(&r2))).is_some(),
                 "a gap of {real_gap} s of real time"
             );
         }
+        let (r1, r2) = (renew(17_574.5), renew(17_574.75));
+        let (_, sentence) = clock_by_expiries(&played, a, b, (Some(&r1), Some(&r2))).unwrap();
+        assert_eq!(
+            sentence,
+            "between two renews the lease's expiry moved 0.25 s (and not to the grant's) while \
+             the clock moved 2.0 s: time comes from somewhere else than clock.now()"
+        );
         // Every clock-based rule, right or wrong, is not charged to another clock: now + lease
         // (2 s apart), the grant's expiry kept, the old expiry + lease.
         for (r1, r2) in [
@@ -352,6 +483,12 @@ mod tests {
         ] {
             let found = clock_by_expiries(&played, a, b, (Some(&renew(r1)), Some(&renew(r2))));
             assert!(found.is_none(), "renews to {r1} and {r2}");
+        }
+        // Standing still is a move of less than a quarter of the clock's 2 s.
+        for moved in [0.5, 1.0] {
+            let (r1, r2) = (renew(17_574.5), renew(17_574.5 + moved));
+            let found = clock_by_expiries(&played, a, b, (Some(&r1), Some(&r2)));
+            assert!(found.is_none(), "a move of {moved} s");
         }
     }
 
