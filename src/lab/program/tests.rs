@@ -662,3 +662,30 @@ fn requests_and_replies_far_beyond_what_the_pipes_hold_pass_each_other() {
     }
     assert_eq!(program.calls, requests + 1);
 }
+
+/// Requests wait in the outbox, their time not yet running, until 64 KiB of them are there or
+/// a reply is awaited: a window of requests reaches the program in one write, not one a call.
+#[test]
+fn requests_wait_in_the_outbox_until_it_holds_64_kib() {
+    let mut program = Program::start(answers_done(), patient()).unwrap();
+    let before = program.queued;
+    let mut sends = 0;
+    loop {
+        program.send(&Request::Clock { now: 1.0 }).unwrap();
+        sends += 1;
+        let started = program.pending.iter().filter(|p| p.sent.is_some()).count();
+        let queued = program.queued - before;
+        if queued < OUTBOX_BYTES as u64 {
+            assert_eq!(started, 0, "after {sends} requests, {queued} bytes");
+            assert_eq!(program.outbox.len() as u64, queued);
+        } else {
+            assert_eq!(started, sends, "all go at once");
+            assert!(program.outbox.is_empty());
+            break;
+        }
+    }
+    assert!(sends > 1000, "{sends} requests of some 40 bytes each");
+    for _ in 0..sends {
+        assert_eq!(program.receive(), Ok(Reply::Done));
+    }
+}
