@@ -308,8 +308,8 @@ impl Program {
         let arrived = loop {
             let deadline = self.deadline(allowed);
             // The whole check's deadline cuts a wait short; the request's own time is unchanged.
-            let cut_short = self.ends.filter(|(ends, _)| *ends < deadline);
-            let wait_until = cut_short.map_or(deadline, |(ends, _)| ends);
+            let cut_short = self.check_ends_before(deadline);
+            let wait_until = cut_short.unwrap_or(deadline);
             match self.next_line(wait_until, self.pending.len()) {
                 // The program took more of its requests meanwhile: its time runs from then.
                 None if self.deadline(allowed) > deadline => continue,
@@ -363,6 +363,13 @@ impl Program {
         let sent = front.sent.expect("flushed before a reply is awaited");
         let taken = self.stdin.taken_at.unwrap_or(sent);
         sent.max(self.last_reply).max(taken) + allowed
+    }
+
+    /// When the whole check ends, if that comes before `deadline`, the reply's own.
+    fn check_ends_before(&self, deadline: Instant) -> Option<Instant> {
+        self.ends
+            .map(|(ends, _)| ends)
+            .filter(|ends| *ends < deadline)
     }
 
     /// Sends one request and waits for its reply (with nothing else in flight).
