@@ -689,3 +689,19 @@ fn requests_wait_in_the_outbox_until_it_holds_64_kib() {
         assert_eq!(program.receive(), Ok(Reply::Done));
     }
 }
+
+/// At the end of input a program may still write its last words: it is given half a second to
+/// exit, and what it wrote on its way out is read whole; once it has exited and its stderr is
+/// read, nothing more is waited for.
+#[test]
+fn last_words_written_on_the_way_out_are_read_and_no_more_is_waited_for() {
+    let script = format!(
+        r#"{SH_HELLO}
+        while read l; do :; done; sleep 0.1; echo "bye" >&2"#
+    );
+    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let asked = Instant::now();
+    assert_eq!(program.last_words(), ["bye"]);
+    let took = asked.elapsed();
+    assert!(took < LAST_WORDS_WAIT * 2, "{took:?}: it had exited");
+}
