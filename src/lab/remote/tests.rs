@@ -237,6 +237,55 @@ fn a_wrong_program_is_told_as_it_answered_and_noted_until_its_state_differs() {
     assert_eq!(calls(&program), 1 + EXPERIMENTS.len() as u64 + 12);
 }
 
+/// Where the program agrees with the seed, the world hears the seed's lease, even where the
+/// program's expiry differs in its last bits; where it differs, the program's own lease, its
+/// time kept across a renew that keeps its token and its expiry drawn by the seed's rule when
+/// it reported none; and a renew the seed refuses but the program grants is granted.
+#[test]
+fn the_world_hears_the_seeds_lease_where_they_agree_and_the_programs_where_they_differ() {
+    let program = scripted(&[
+        r#"{"id":#,"done":true}"#,
+        r#"{"id":#,"done":true}"#,
+        r#"{"id":#,"returned":{"token":40,"expires_at":12.000000000001}}"#,
+        r#"{"id":#,"done":true}"#,
+        r#"{"id":#,"returned":{"token":40,"expires_at":13.000000000001}}"#,
+        r#"{"id":#,"done":true}"#,
+        // Extended from the old expiry: 13 + 8.
+        r#"{"id":#,"returned":{"token":40,"expires_at":21.0}}"#,
+        r#"{"id":#,"done":true}"#,
+        // Another token than the seed's 41, and no expiry.
+        r#"{"id":#,"returned":{"token":45}}"#,
+        // The seed refuses a renew with a token it never granted.
+        r#"{"id":#,"returned":{"token":45,"expires_at":39.0}}"#,
+    ]);
+    let Backend { mut locks, .. } = factory(program)(&scenario(), FenceCheck::PerKey);
+    locks.set_time(4.0);
+    assert_eq!(
+        locks.acquire("file-lock", "client-1"),
+        Some(lease("client-1", 40, 4.0, 12.0))
+    );
+    locks.set_time(5.0);
+    assert_eq!(
+        locks.renew("file-lock", "client-1", 40),
+        Ok(lease("client-1", 40, 4.0, 13.0))
+    );
+    locks.set_time(6.0);
+    assert_eq!(
+        locks.renew("file-lock", "client-1", 40),
+        Ok(lease("client-1", 40, 4.0, 21.0)),
+        "the program's expiry, the grant's time"
+    );
+    locks.set_time(30.0);
+    assert_eq!(
+        locks.acquire("file-lock", "client-2"),
+        Some(lease("client-2", 45, 30.0, 38.0))
+    );
+    assert_eq!(
+        locks.renew("file-lock", "client-2", 45),
+        Ok(lease("client-2", 45, 30.0, 39.0))
+    );
+}
+
 /// Two runs alive at once over one program (a lesson's page finds its moments while it walks):
 /// each finds the program in its own state, its calls answered as if it ran alone.
 #[test]
