@@ -240,7 +240,7 @@ fn a_wrong_program_is_told_as_it_answered_and_noted_until_its_state_differs() {
 /// Where the program agrees with the seed, the world hears the seed's lease, even where the
 /// program's expiry differs in its last bits; where it differs, the program's own lease, its
 /// time kept across a renew that keeps its token and its expiry drawn by the seed's rule when
-/// it reported none; and a renew the seed refuses but the program grants is granted.
+/// it reported none; and a renew or release the seed refuses but the program grants is granted.
 #[test]
 fn the_world_hears_the_seeds_lease_where_they_agree_and_the_programs_where_they_differ() {
     let program = scripted(&[
@@ -257,6 +257,8 @@ fn the_world_hears_the_seeds_lease_where_they_agree_and_the_programs_where_they_
         r#"{"id":#,"returned":{"token":45}}"#,
         // The seed refuses a renew with a token it never granted.
         r#"{"id":#,"returned":{"token":45,"expires_at":39.0}}"#,
+        // ... and a release by a client that holds nothing.
+        r#"{"id":#,"returned":null,"shown":"None"}"#,
     ]);
     let Backend { mut locks, .. } = factory(program)(&scenario(), FenceCheck::PerKey);
     locks.set_time(4.0);
@@ -284,6 +286,7 @@ fn the_world_hears_the_seeds_lease_where_they_agree_and_the_programs_where_they_
         locks.renew("file-lock", "client-2", 45),
         Ok(lease("client-2", 45, 30.0, 39.0))
     );
+    assert_eq!(locks.release("file-lock", "client-3", 45), Ok(()));
 }
 
 /// Two runs alive at once over one program (a lesson's page finds its moments while it walks):
