@@ -524,6 +524,8 @@ mod tests {
             &["Cargo.toml"],
             &["src/bin/adapter.rs"],
             &["Cargo.toml", "src/adapter.rs"],
+            &["Adapter.java"],
+            &["LockService.java"],
         ] {
             let none = folder(files);
             assert_eq!(
@@ -531,6 +533,25 @@ mod tests {
                 no_starter(none.path()),
                 "{files:?}"
             );
+        }
+    }
+
+    /// A lab folder holds a starter in some language, a TypeScript one counted before it is
+    /// compiled; half a starter is no lab folder (`grade` then takes it for a class's folder).
+    #[test]
+    fn a_lab_folder_holds_a_whole_starter_typescript_before_it_is_compiled() {
+        for (files, lab) in [
+            (&["lock_service.py", "adapter.py"][..], true),
+            (&["LockService.java", "Adapter.java"], true),
+            (&["adapter.mjs", "lock_service.mts"], true),
+            (&["adapter.mjs", "lock_service.ts"], true),
+            (&["adapter.mjs"], false),
+            (&["lock_service.mts"], false),
+            (&["lock_service.ts"], false),
+            (&["lock_service.py"], false),
+            (&[], false),
+        ] {
+            assert_eq!(is_lab_folder(folder(files).path()), lab, "{files:?}");
         }
     }
 
