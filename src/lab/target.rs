@@ -263,20 +263,25 @@ fn compile_java(dir: &Path, shown: &str) -> Result<PathBuf, ProtocolError> {
         let _ = std::fs::write(&stamp_file, stamp);
         return Ok(classes);
     }
-    // javac's first error: "LockService.java:12: error: ';' expected".
     let stderr = String::from_utf8_lossy(&output.stderr);
+    Err(fail(format!(
+        "{shown} does not compile: {} (run `javac *.java` there to see every error)",
+        printable(javac_first_error(&stderr, dir))
+    )))
+}
+
+/// javac's first error ("LockService.java:12: error: ';' expected"), named from the folder;
+/// else its first line that says anything.
+fn javac_first_error<'a>(stderr: &'a str, dir: &Path) -> &'a str {
     let first = stderr
         .lines()
         .find(|l| l.contains(": error:"))
         .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
         .unwrap_or("javac failed");
-    let first = first
+    first
         .strip_prefix(&format!("{}/", dir.display()))
-        .unwrap_or(first);
-    Err(fail(format!(
-        "{shown} does not compile: {} (run `javac *.java` there to see every error)",
-        printable(first.trim())
-    )))
+        .unwrap_or(first)
+        .trim()
 }
 
 #[cfg(test)]
@@ -553,6 +558,24 @@ mod tests {
         ] {
             assert_eq!(is_lab_folder(folder(files).path()), lab, "{files:?}");
         }
+    }
+
+    /// The error javac's output is summed up by: its first error, else its first words.
+    #[test]
+    fn javac_is_summed_up_by_its_first_error_else_its_first_words() {
+        let dir = Path::new("/class/ada");
+        let out = "Note: some input files use unchecked operations.\n\
+                   /class/ada/LockService.java:12: error: ';' expected\n\
+                   /class/ada/Adapter.java:3: error: cannot find symbol\n";
+        assert_eq!(
+            javac_first_error(out, dir),
+            "LockService.java:12: error: ';' expected"
+        );
+        assert_eq!(
+            javac_first_error("\n  \nerror: invalid flag: -x\n", dir),
+            "error: invalid flag: -x"
+        );
+        assert_eq!(javac_first_error("", dir), "javac failed");
     }
 
     /// Whether a JDK runs here: a loud skip when it does not, an error in CI.
