@@ -567,6 +567,35 @@ pub const PATIENT: std::time::Duration = std::time::Duration::from_secs(30);
 pub const SH_HELLO: &str =
     r#"read l; echo '{"id":0,"hello":"fencing-lab-adapter","language":"sh"}'"#;
 
+/// A program in `sh` that says hello, writes the first request it reads into a file of the
+/// returned folder, answers it, then runs `then`: for tests that see when a request reached it
+/// ([`first_request`]).
+pub fn recording_first_request(then: &str) -> (tempfile::TempDir, std::process::Command) {
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("got");
+    let script = format!(
+        r#"{SH_HELLO}
+        read l; echo "$l" > '{}'; echo '{{"id":1,"done":true}}'
+        {then}"#,
+        file.display()
+    );
+    let mut command = std::process::Command::new("sh");
+    command.arg("-c").arg(script);
+    (folder, command)
+}
+
+/// The first request a [`recording_first_request`] program read, once it has written it whole
+/// (waiting [`PATIENT`] at most).
+pub fn first_request(folder: &tempfile::TempDir) -> String {
+    let file = folder.path().join("got");
+    let got = || std::fs::read_to_string(&file).unwrap_or_default();
+    let waited = std::time::Instant::now();
+    while !got().ends_with('\n') && waited.elapsed() < PATIENT {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    got()
+}
+
 /// A file or folder under `tests/lab`: the lab's solutions and broken programs.
 pub fn lab_path(path: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

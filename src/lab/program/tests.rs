@@ -1,5 +1,5 @@
 use super::*;
-use crate::lab::testing::{PATIENT, SH_HELLO};
+use crate::lab::testing::{first_request, recording_first_request, PATIENT, SH_HELLO};
 use crate::lab::wire::LeaseReply;
 
 /// Runs `script` with `sh -c`: a program that answers as scripted, whatever it is asked.
@@ -425,22 +425,14 @@ fn replies_read_together_keep_their_order_up_to_a_line_too_long() {
 /// it over without waiting for its reply, and its time runs from then.
 #[test]
 fn a_flushed_request_reaches_the_program_before_any_reply_is_awaited() {
-    let mark = tempfile::tempdir().unwrap();
-    let file = mark.path().join("got");
-    let script = format!(
-        r#"{SH_HELLO}
-        read l; echo "$l" > '{}'; echo '{{"id":1,"done":true}}'; exec sleep 5"#,
-        file.display()
-    );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let (folder, command) = recording_first_request("exec sleep 5");
+    let mut program = Program::start(command, patient()).unwrap();
     program.send(&Request::Clock { now: 1.0 }).unwrap();
     program.flush().unwrap();
-    let waited = Instant::now();
-    let got = || std::fs::read_to_string(&file).unwrap_or_default();
-    while !got().ends_with('\n') && waited.elapsed() < PATIENT {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert_eq!(got(), "{\"op\":\"clock\",\"now\":1.0,\"id\":1}\n");
+    assert_eq!(
+        first_request(&folder),
+        "{\"op\":\"clock\",\"now\":1.0,\"id\":1}\n"
+    );
     assert_eq!(program.receive(), Ok(Reply::Done));
 }
 

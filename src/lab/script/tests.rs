@@ -338,18 +338,9 @@ fn times_stay_on_the_millisecond_grid() {
 #[test]
 fn a_program_as_a_subject_is_asked_as_itself() {
     use crate::lab::program::{Program, Timeouts};
-    use crate::lab::testing::{PATIENT, SH_HELLO};
-    use std::time::{Duration, Instant};
-    let mark = tempfile::tempdir().unwrap();
-    let file = mark.path().join("got");
-    let script = format!(
-        r#"{SH_HELLO}
-        read l; echo "$l" > '{}'; echo '{{"id":1,"done":true}}'
-        read l; echo '{{"id":2,"done":true}}'; exec sleep 5"#,
-        file.display()
-    );
-    let mut command = std::process::Command::new("sh");
-    command.arg("-c").arg(script);
+    use crate::lab::testing::{first_request, recording_first_request, PATIENT};
+    let (folder, command) =
+        recording_first_request(r#"read l; echo '{"id":2,"done":true}'; exec sleep 5"#);
     let timeouts = Timeouts {
         startup: PATIENT,
         request: PATIENT,
@@ -360,12 +351,10 @@ fn a_program_as_a_subject_is_asked_as_itself() {
     assert_eq!(subject.answered(), 0, "the greeting is not an answer");
     subject.send(&Request::Clock { now: 1.0 }).unwrap();
     subject.flush().unwrap();
-    let waited = Instant::now();
-    let got = || std::fs::read_to_string(&file).unwrap_or_default();
-    while !got().ends_with('\n') && waited.elapsed() < PATIENT {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert_eq!(got(), "{\"op\":\"clock\",\"now\":1.0,\"id\":1}\n");
+    assert_eq!(
+        first_request(&folder),
+        "{\"op\":\"clock\",\"now\":1.0,\"id\":1}\n"
+    );
     assert_eq!(subject.receive(), Ok(Reply::Done));
     assert_eq!(subject.answered(), 1);
     subject.send(&Request::Clock { now: 2.0 }).unwrap();
