@@ -699,7 +699,8 @@ fn last_words_written_on_the_way_out_are_read_and_no_more_is_waited_for() {
 }
 
 /// A process the program left behind outside its group still holds its stderr: what it writes
-/// there within the wait (a second from the end of input) is read as the program's last words, not lost to a reader not done.
+/// there within the wait (a second from the end of input) is read as the program's last words,
+/// not lost to a reader not done.
 #[test]
 fn last_words_wait_for_stderr_held_by_a_process_left_behind() {
     let script = format!(
