@@ -365,12 +365,8 @@ pub fn parse_reply(line: &str, id: u64, request: &Request) -> Result<Reply, Stri
         return Err("is not a JSON object".to_owned());
     }
     // What the program sends is shown, never obeyed: every string in it escaped where it enters,
-    // so no report, lesson or event passes a control character on. A line of plain ASCII with no
-    // JSON escape can hold none (the usual reply), and is taken as it is.
-    let plain = line
-        .bytes()
-        .all(|b| b.is_ascii() && b != b'\\' && !b.is_ascii_control());
-    if !plain {
+    // so no report, lesson or event passes a control character on.
+    if !is_plain(line) {
         object.escape();
     }
     match object.id.get().and_then(Value::as_u64) {
@@ -535,6 +531,13 @@ fn escaped(value: Value) -> Value {
         ),
         other => other,
     }
+}
+
+/// A line of plain ASCII with no JSON escape, the usual reply: it can hold no control
+/// character, so it needs no escaping and is taken as it is.
+fn is_plain(line: &str) -> bool {
+    line.bytes()
+        .all(|b| b.is_ascii() && b != b'\\' && !b.is_ascii_control())
 }
 
 /// A JSON value as the transcript shows a returned value with no `shown` of its own.

@@ -204,6 +204,9 @@ fn a_students_text_is_escaped_and_bounded() {
     assert_eq!(hello.describe(), "hello from py\\u{1b}[2J");
     let long = Reply::Value(Some("x".repeat(300)));
     assert_eq!(long.describe(), format!("\"{}…\"", "x".repeat(200)));
+    // 200 characters is the bound itself: shown whole, with no mark of a cut.
+    let at_the_bound = Reply::Value(Some("x".repeat(200)));
+    assert_eq!(at_the_bound.describe(), format!("\"{}\"", "x".repeat(200)));
 }
 
 #[test]
