@@ -673,3 +673,115 @@ fn the_chaos_scope_counts_seeds_and_calls_and_nothing_else_when_every_seed_was_j
 }
 
 mod chaos_reports;
+
+/// Answers as a student with `mistake` for one play of a script (its every request), then as a
+/// correct one: a difference its next play does not repeat.
+struct OnePlayWrong {
+    wrong: Student,
+    right: Student,
+    sent: usize,
+    requests_in_a_play: usize,
+}
+
+impl OnePlayWrong {
+    fn new(mistake: Mistake, script: &Script) -> OnePlayWrong {
+        let mut counter = Student::new(Mistake::Correct);
+        let found = crate::lab::script::play(script, Scope::All, &mut counter, Profile::default());
+        assert_eq!(found.unwrap(), None);
+        OnePlayWrong {
+            wrong: Student::new(mistake),
+            right: Student::new(Mistake::Correct),
+            sent: 0,
+            requests_in_a_play: counter.answered() as usize,
+        }
+    }
+}
+
+impl Subject for OnePlayWrong {
+    fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+        self.sent += 1;
+        if self.sent > self.requests_in_a_play {
+            self.right.send(request)
+        } else {
+            self.wrong.send(request)
+        }
+    }
+    fn receive(&mut self) -> Result<Reply, ProtocolError> {
+        if self.wrong.in_flight() > 0 {
+            self.wrong.receive()
+        } else {
+            self.right.receive()
+        }
+    }
+    fn in_flight(&self) -> usize {
+        self.wrong.in_flight() + self.right.in_flight()
+    }
+    fn language(&self) -> &str {
+        "python 3"
+    }
+    fn answered(&self) -> u64 {
+        self.wrong.answered() + self.right.answered()
+    }
+}
+
+/// The first path of `rule`'s check on which `mistake` differs.
+fn a_path_it_fails(rule: Rule, mistake: Mistake) -> Script {
+    rules::aspects_of(rule)
+        .into_iter()
+        .flatten()
+        .find(|path| {
+            let mut student = Student::new(mistake);
+            let found =
+                crate::lab::script::play(path, Scope::Only(rule), &mut student, Profile::default());
+            found.unwrap().is_some()
+        })
+        .unwrap_or_else(|| panic!("{mistake:?} differs on no path of {rule}"))
+}
+
+/// A difference on a rule's path that the next play does not repeat is not charged to that
+/// rule: it is left not judged, on the account of a program that does not start over.
+#[test]
+fn a_difference_that_does_not_repeat_on_a_rules_path_is_not_judged() {
+    let (rule, mistake) = (Rule::ExpiredNoRenew, Mistake::RenewExpired);
+    let path = a_path_it_fails(rule, mistake);
+    let mut subject = OnePlayWrong::new(mistake, &path);
+    let verdict = paths::path_verdict(rule, &path, &mut subject, Profile::default(), "").unwrap();
+    assert_eq!(
+        verdict,
+        Verdict::NotJudged {
+            rule: Rule::NewStartsOver,
+            because: UNSTABLE.into()
+        }
+    );
+}
+
+/// On new-starts-over's own path, a difference that does not repeat is that rule's failure:
+/// answers that change between plays are what it is about.
+#[test]
+fn a_difference_that_does_not_repeat_on_new_starts_overs_path_fails_it() {
+    let (rule, mistake) = (Rule::NewStartsOver, Mistake::KeepsCounterAcrossNew);
+    let path = a_path_it_fails(rule, mistake);
+    let mut subject = OnePlayWrong::new(mistake, &path);
+    let verdict = paths::path_verdict(rule, &path, &mut subject, Profile::default(), "").unwrap();
+    let Verdict::Failed(f) = verdict else {
+        panic!("{verdict:?}");
+    };
+    assert_eq!(f.rule, Rule::NewStartsOver);
+    assert_eq!(f.note.as_deref(), Some(UNSTABLE));
+}
+
+/// Each check says what it checks: a rule's check in the rule's words, the broad ones in theirs.
+#[test]
+fn each_check_says_what_it_checks() {
+    for o in outcomes(Mistake::Correct) {
+        let words = o.words.as_str();
+        match o.check {
+            CheckId::Rule(rule) => assert_eq!(words, rule.words()),
+            CheckId::Random => {
+                assert!(words.starts_with("Random calls and clock steps"), "{words}")
+            }
+            CheckId::Exhaustive => assert!(words.starts_with("Every script of "), "{words}"),
+            CheckId::Chaos => assert!(words.starts_with("Three clients, one lock"), "{words}"),
+        }
+    }
+}
