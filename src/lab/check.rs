@@ -365,15 +365,13 @@ impl Run<'_> {
             let mut shown = false;
             let mut unshown = None;
             for path in &aspect {
-                // A program that keeps state across `new` plays each path fresh, unshrunk: every
-                // replay in it would carry the calls before.
-                if leaky {
-                    self.fresh()?;
-                }
+                let profile = findings.profile;
                 let verdict = if leaky {
-                    fresh_path_verdict(rule, path, self.program(), findings.profile, &replay)?
+                    self.retire();
+                    let calls = &mut self.calls;
+                    fresh_path_verdict(rule, path, self.start, calls, profile, &replay)?
                 } else {
-                    path_verdict(rule, path, self.program(), findings.profile, &replay)?
+                    path_verdict(rule, path, self.program(), profile, &replay)?
                 };
                 match verdict {
                     Verdict::Passed => shown = true,

@@ -2,7 +2,7 @@
 //! charged to its rule or left not judged because another rule broke first.
 
 use super::outcome::{Failure, Verdict};
-use super::UNSTABLE;
+use super::{Start, UNSTABLE};
 use crate::lab::explore::{self, Shrunk};
 use crate::lab::judge::Profile;
 use crate::lab::program::ProtocolError;
@@ -57,26 +57,59 @@ pub(super) fn path_verdict(
     )
 }
 
-/// One path on a fresh program that keeps state across `new`: judged as first played.
+/// One path of a program that keeps state across `new`, played on a fresh program and judged
+/// as first played: unshrunk, since every replay would carry the calls before it. A difference
+/// at the expiry boundary is confirmed a grid step later like any other, on a fresh program too.
 pub(super) fn fresh_path_verdict(
     rule: Rule,
     script: &Script,
-    subject: &mut dyn Subject,
+    start: &mut Start<'_>,
+    calls: &mut u64,
     profile: Profile,
     replay: &str,
 ) -> Result<Verdict, ProtocolError> {
-    Ok(match play(script, Scope::Only(rule), subject, profile)? {
-        None => Verdict::Passed,
-        Some(m) if m.rule() == rule || m.divergence.not_implemented.is_some() => {
-            let mut f = failure(&m, script, replay.to_owned());
-            f.rule = rule;
-            Verdict::Failed(f)
-        }
-        Some(m) => Verdict::NotJudged {
+    let found = on_fresh(start, calls, |program| {
+        play(script, Scope::Only(rule), program, profile)
+    })?;
+    let Some(found) = found else {
+        return Ok(Verdict::Passed);
+    };
+    let (script, m) = if needs_confirming(&found) {
+        on_fresh(start, calls, |program| {
+            confirm(script.clone(), found, program, profile)
+        })?
+    } else {
+        (script.clone(), found)
+    };
+    let charged_here = m.rule() == rule || m.divergence.not_implemented.is_some();
+    Ok(if charged_here {
+        let mut f = failure(&m, &script, replay.to_owned());
+        f.rule = rule;
+        Verdict::Failed(f)
+    } else {
+        Verdict::NotJudged {
             rule: m.rule(),
             because: breaks_first(&m),
-        },
+        }
     })
+}
+
+/// `then` on a program started for it, whose calls are counted in `calls`.
+fn on_fresh<T>(
+    start: &mut Start<'_>,
+    calls: &mut u64,
+    then: impl FnOnce(&mut dyn Subject) -> Result<T, ProtocolError>,
+) -> Result<T, ProtocolError> {
+    let mut program = start()?;
+    let result = then(program.as_mut());
+    *calls += program.answered();
+    result
+}
+
+/// Whether a difference is one `confirm` plays again a grid step later: one charged to the
+/// expiry boundary, after a step of the script.
+fn needs_confirming(found: &Mismatch) -> bool {
+    found.rule() == Rule::ExpiryBoundary && found.steps_played > 0
 }
 
 /// A difference charged to the expiry boundary is played again one grid step (1/8 s) later:
@@ -88,7 +121,7 @@ pub(super) fn confirm(
     subject: &mut dyn Subject,
     profile: Profile,
 ) -> Result<(Script, Mismatch), ProtocolError> {
-    if found.rule() != Rule::ExpiryBoundary || found.steps_played == 0 {
+    if !needs_confirming(&found) {
         return Ok((script, found));
     }
     let mut later = script.clone();

@@ -785,3 +785,47 @@ fn each_check_says_what_it_checks() {
         }
     }
 }
+
+/// A program that keeps state across `new` plays each path of a rule fresh, judged as first
+/// played: over the whole zoo, every path of every rule fails only the check of the rule its
+/// mistake breaks, and any other difference leaves the path not judged, charged to that rule. (An
+/// acquire that ignores expiry was once charged to the expiry boundary here: a fresh path now
+/// confirms such a difference a grid step later, as every other path does.) Each mistake is
+/// judged under the profile measured on it, as the check does.
+#[test]
+fn a_fresh_path_is_failed_only_by_its_own_rules_mistake() {
+    for mistake in Mistake::wrong() {
+        let Some(broken) = mistake.breaks() else {
+            continue;
+        };
+        let profile = profile::measure(&mut Student::new(mistake), &|_| {})
+            .unwrap()
+            .profile;
+        let mut failed = false;
+        for rule in Rule::ALL {
+            for path in rules::aspects_of(rule).iter().flatten() {
+                let mut start = || -> Result<Box<dyn Subject>, ProtocolError> {
+                    Ok(Box::new(Student::new(mistake)))
+                };
+                let mut calls = 0;
+                let verdict =
+                    paths::fresh_path_verdict(rule, path, &mut start, &mut calls, profile, "")
+                        .unwrap();
+                assert!(calls > 0);
+                match verdict {
+                    Verdict::Passed => {}
+                    Verdict::Failed(f) => {
+                        assert_eq!((rule, f.rule), (broken, broken), "{mistake:?}");
+                        failed = true;
+                    }
+                    Verdict::NotJudged { rule: charged, .. } => {
+                        assert_ne!(rule, broken, "{mistake:?}");
+                        assert_eq!(charged, broken, "{mistake:?} on {rule}");
+                    }
+                    Verdict::NotRun(why) => panic!("{mistake:?} on {rule}: {why}"),
+                }
+            }
+        }
+        assert!(failed, "{mistake:?} fails no path of {broken}");
+    }
+}
