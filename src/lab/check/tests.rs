@@ -829,3 +829,90 @@ fn a_fresh_path_is_failed_only_by_its_own_rules_mistake() {
         assert!(failed, "{mistake:?} fails no path of {broken}");
     }
 }
+
+/// Over the zoo and every rule's paths, confirming a difference a grid step later leaves a
+/// difference that is not at the expiry boundary as it is, keeps a boundary difference the
+/// boundary caused, and moves one the boundary did not cause to the rule the mistake breaks.
+#[test]
+fn confirming_a_step_later_keeps_only_what_the_boundary_caused() {
+    let mut moved = 0;
+    for mistake in Mistake::wrong() {
+        let Some(broken) = mistake.breaks() else {
+            continue;
+        };
+        for rule in Rule::ALL {
+            for path in rules::aspects_of(rule).iter().flatten() {
+                let profile = Profile::default();
+                let mut student = Student::new(mistake);
+                let play = crate::lab::script::play(path, Scope::Only(rule), &mut student, profile);
+                let Some(found) = play.unwrap() else {
+                    continue;
+                };
+                let mut student = Student::new(mistake);
+                let confirmed = paths::confirm(path.clone(), found.clone(), &mut student, profile);
+                let (script, m) = confirmed.unwrap();
+                let at_the_boundary = found.rule() == Rule::ExpiryBoundary;
+                if !at_the_boundary || broken == Rule::ExpiryBoundary {
+                    assert_eq!((&script, &m), (path, &found), "{mistake:?} on {rule}");
+                } else {
+                    assert_eq!(m.rule(), broken, "{mistake:?} on {rule}");
+                    assert_eq!(m.steps_played, found.steps_played + 1);
+                    moved += 1;
+                }
+            }
+        }
+    }
+    assert!(moved > 0, "no difference was moved off the boundary");
+}
+
+/// A rule's check says how much it plays: its steps, and its paths when it has more than one.
+#[test]
+fn a_rules_check_counts_its_steps_and_paths() {
+    for rule in Rule::ALL {
+        let paths: usize = rules::aspects_of(rule).iter().map(Vec::len).sum();
+        let steps = rules::steps_of(rule);
+        let scope = paths::scope_of(rule);
+        assert!(
+            scope.starts_with(&format!("{steps} step")),
+            "{rule}: {scope}"
+        );
+        assert_eq!(
+            scope.ends_with(&format!(" on {paths} paths")),
+            paths > 1,
+            "{rule}: {scope}"
+        );
+    }
+}
+
+/// A boundary difference is kept when, a grid step later, that call agrees, even if a later
+/// call of the same script then differs at its own boundary: that is another case, not this one.
+#[test]
+fn a_boundary_difference_is_kept_when_only_a_later_call_differs_a_step_later() {
+    use crate::lab::script::Step;
+    let at_expiry = || Step::ToExpiry { offset: 0.0 };
+    let acquire = |client| Step::Acquire {
+        name: "file",
+        client,
+    };
+    let script = Script::new(
+        Some(10.0),
+        Some(1),
+        vec![
+            acquire("client-1"),
+            at_expiry(),
+            acquire("client-2"),
+            at_expiry(),
+            acquire("client-3"),
+        ],
+    );
+    let (mistake, profile) = (Mistake::ExpiryInclusive, Profile::default());
+    let play = crate::lab::script::play(&script, Scope::All, &mut Student::new(mistake), profile);
+    let found = play.unwrap().expect("a lease live at its expiry differs");
+    assert_eq!(
+        (found.rule(), found.steps_played),
+        (Rule::ExpiryBoundary, 3)
+    );
+    let mut student = Student::new(mistake);
+    let confirmed = paths::confirm(script.clone(), found.clone(), &mut student, profile);
+    assert_eq!(confirmed.unwrap(), (script, found));
+}

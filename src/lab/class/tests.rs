@@ -3,6 +3,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::lab::seed::Rule;
 use crate::lab::testing::reports::{a_failure, outcome, report};
+use crate::sim::text::counted;
 
 /// A verdict of each kind, the failing ones ending on one of three steps.
 fn verdict(kind: u8, step: u8) -> Verdict {
@@ -121,6 +122,15 @@ proptest! {
         let text = class.text(run);
         let markdown = class.markdown(run);
         let head = &csv[0];
+        // The text and the page open with the same heading, the run's counts in it.
+        let heading = format!(
+            "fencing-lab grade subs: {}, {} each, 2 at a time, 1.2 s",
+            counted(class.students.len() as u64, "submission", "submissions"),
+            counted(class.tallies.len() as u64, "check", "checks"),
+        );
+        prop_assert_eq!(text.lines().next(), Some(heading.as_str()));
+        let page_heading = format!("# {}", markdown_cell(&heading));
+        prop_assert_eq!(markdown.lines().next(), Some(page_heading.as_str()));
         prop_assert_eq!(csv.len(), class.students.len() + 1);
         for (i, s) in class.students.iter().enumerate() {
             let row = &json["submissions"][i];
