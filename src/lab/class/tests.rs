@@ -183,6 +183,38 @@ fn the_most_common_first_failing_step_is_named_with_its_count() {
         text.contains("write-stale-rejected: write(file, \"v2\", 2) (3 of 4)"),
         "{text}"
     );
+    // Every check ran for every submission: the table has no column for checks not run.
+    assert!(!text.contains("Not run"), "{text}");
+}
+
+/// A class whose only failures are methods a blank starter left is told so, not that nothing
+/// failed.
+#[test]
+fn a_class_whose_only_failures_are_a_blank_starters_says_so() {
+    let stale = CheckId::Rule(Rule::WriteStaleRejected);
+    let mut todo = a_failure(Rule::WriteStaleRejected);
+    todo.not_implemented = Some("FencedStorage.write".into());
+    let graded = vec![
+        (
+            "ann".to_owned(),
+            report(vec![outcome(stale, Verdict::Passed)]),
+        ),
+        (
+            "bob".to_owned(),
+            report(vec![outcome(stale, Verdict::Failed(todo))]),
+        ),
+    ];
+    let class = Class::of(&graded, &Points::default(), false);
+    let text = class.text(Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    });
+    assert!(
+        text.contains("No written code failed a check; only starters not begun did."),
+        "{text}"
+    );
+    assert!(!text.contains("No check failed"), "{text}");
 }
 
 #[test]
