@@ -544,3 +544,27 @@ fn unwritten_starters_do_not_swamp_what_the_class_got_wrong() {
     assert!(text.contains("3 submissions are not begun"), "{text}");
     assert_eq!(class.json(0.0, 1)["rules"][0]["unwritten_by"], 3);
 }
+
+/// Below the table of failed checks, the checks nobody failed are summed up, and only when
+/// there are some; "but those not begun" only when a blank starter failed one of them.
+#[test]
+fn the_checks_nobody_failed_are_summed_up_only_when_there_are_some() {
+    let stale = CheckId::Rule(Rule::WriteStaleRejected);
+    let failed = || outcome(stale, Verdict::Failed(a_failure(Rule::WriteStaleRejected)));
+    let run = Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    };
+    let text_of = |outcomes: Vec<Outcome>| {
+        let graded = vec![("ann".to_owned(), report(outcomes))];
+        Class::of(&graded, &Points::default(), false).text(run)
+    };
+    let one_clean = text_of(vec![failed(), outcome(CheckId::Random, Verdict::Passed)]);
+    assert!(
+        one_clean.contains("\nThe other check passed for every submission judged.\n"),
+        "{one_clean}"
+    );
+    let none_clean = text_of(vec![failed()]);
+    assert!(!none_clean.contains("The other"), "{none_clean}");
+}
