@@ -568,3 +568,45 @@ fn the_checks_nobody_failed_are_summed_up_only_when_there_are_some() {
     let none_clean = text_of(vec![failed()]);
     assert!(!none_clean.contains("The other"), "{none_clean}");
 }
+
+/// A text row names the language (or "-" where none was heard) and the checks written code
+/// failed; the sentences about submissions that stopped or were not begun appear only when
+/// there are some.
+#[test]
+fn a_row_names_its_language_and_failed_checks_and_no_sentence_counts_zero() {
+    let stale = CheckId::Rule(Rule::WriteStaleRejected);
+    let failed = outcome(stale, Verdict::Failed(a_failure(Rule::WriteStaleRejected)));
+    let graded = vec![(
+        "ann".to_owned(),
+        report(vec![failed, outcome(CheckId::Random, Verdict::Passed)]),
+    )];
+    let run = Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    };
+    let text = Class::of(&graded, &Points::default(), false).text(run);
+    let row = text.lines().find(|l| l.starts_with("ann")).unwrap();
+    let cells: Vec<&str> = row
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        cells,
+        ["ann", "python 3.12", "1/2", "write-stale-rejected"],
+        "{row}"
+    );
+    assert!(!text.contains("stopped early"), "{text}");
+    assert!(!text.contains("not begun"), "{text}");
+    let mut silent = report(vec![outcome(CheckId::Random, Verdict::NotRun("x".into()))]);
+    silent.language = String::new();
+    let text = Class::of(&[("bob".into(), silent)], &Points::default(), false).text(run);
+    let row = text.lines().find(|l| l.starts_with("bob")).unwrap();
+    let cells: Vec<&str> = row
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(cells[..3], ["bob", "-", "0/1"], "{row}");
+}
