@@ -420,6 +420,25 @@ fn a_text_row_names_five_failing_checks_then_counts_the_rest_and_markdown_names_
     let markdown = class.markdown(run);
     let row = markdown.lines().find(|l| l.contains("eve")).unwrap();
     assert!(row.contains(&markdown_cell(&named.join(", "))), "{row}");
+    // Six are named whole: "and 1 more" would save nothing.
+    for failing in 1..=6 {
+        let outcomes = CheckId::all()
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| match i < failing {
+                true => outcome(c, Verdict::Failed(a_failure(Rule::Defaults))),
+                false => outcome(c, Verdict::Passed),
+            })
+            .collect();
+        let class = Class::of(
+            &[("eve".into(), report(outcomes))],
+            &Points::default(),
+            false,
+        );
+        let text = class.text(run);
+        let row = text.lines().find(|l| l.starts_with("eve")).unwrap();
+        assert!(row.ends_with(&named[..failing].join(", ")), "{row}");
+    }
 }
 
 #[test]
