@@ -629,3 +629,46 @@ fn a_row_names_its_language_and_failed_checks_and_no_sentence_counts_zero() {
         .collect();
     assert_eq!(cells[..3], ["bob", "-", "0/1"], "{row}");
 }
+
+/// A submission that stopped part way shows the checks it failed, then its error: the text row
+/// keeps the error's first 72 characters (71 and a mark where it cut), every other view all of
+/// it; with nothing failed, the error alone.
+#[test]
+fn a_rows_error_follows_its_failures_and_the_text_cuts_it_at_72_characters() {
+    let stale = CheckId::Rule(Rule::WriteStaleRejected);
+    let run = Run {
+        folder: "subs",
+        jobs: 1,
+        seconds: 0.0,
+    };
+    let row_of = |failed: bool, error: &str| {
+        let first = match failed {
+            true => Verdict::Failed(a_failure(Rule::WriteStaleRejected)),
+            false => Verdict::Passed,
+        };
+        let mut r = report(vec![
+            outcome(stale, first),
+            outcome(CheckId::Random, Verdict::NotRun("x".into())),
+        ]);
+        r.error = Some(error.to_owned());
+        let class = Class::of(&[("ann".into(), r)], &Points::default(), false);
+        let text = class.text(run);
+        let markdown = class.markdown(run);
+        let row = |view: &str| view.lines().find(|l| l.contains("ann")).unwrap().to_owned();
+        (row(&text), row(&markdown))
+    };
+    let long = "e".repeat(80);
+    let (text, markdown) = row_of(true, &long);
+    let cut = format!("{}…", "e".repeat(71));
+    assert!(
+        text.ends_with(&format!("write-stale-rejected; then: {cut}")),
+        "{text}"
+    );
+    assert!(
+        markdown.contains(&format!("; then: {long} |")),
+        "{markdown}"
+    );
+    let whole = "e".repeat(72);
+    let (text, _) = row_of(false, &whole);
+    assert!(text.ends_with(&format!("1/2     {whole}")), "{text}");
+}
