@@ -618,6 +618,10 @@ fn a_row_names_its_language_and_failed_checks_and_no_sentence_counts_zero() {
     );
     assert!(!text.contains("stopped early"), "{text}");
     assert!(!text.contains("not begun"), "{text}");
+    let passed = vec![outcome(CheckId::Random, Verdict::Passed)];
+    let text = Class::of(&[("cy".into(), report(passed))], &Points::default(), false).text(run);
+    let row = text.lines().find(|l| l.starts_with("cy")).unwrap();
+    assert!(row.ends_with("1/1     -"), "{row}");
     let mut silent = report(vec![outcome(CheckId::Random, Verdict::NotRun("x".into()))]);
     silent.language = String::new();
     let text = Class::of(&[("bob".into(), silent)], &Points::default(), false).text(run);

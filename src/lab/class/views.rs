@@ -269,15 +269,12 @@ fn table<const N: usize>(head: &[String; N], rows: &[[String; N]]) -> String {
             *width = (*width).max(cell.chars().count());
         }
     }
+    // The last column is padded like the others; the line's end is trimmed.
     let line = |cells: &[String; N]| {
         let mut line = String::new();
-        for (i, cell) in cells.iter().enumerate() {
-            if i + 1 == N {
-                line.push_str(cell);
-            } else {
-                let pad = widths[i] - cell.chars().count();
-                line.push_str(&format!("{cell}{}  ", " ".repeat(pad)));
-            }
+        for (cell, width) in cells.iter().zip(widths) {
+            let pad = width - cell.chars().count();
+            line.push_str(&format!("{cell}{}  ", " ".repeat(pad)));
         }
         line.trim_end().to_owned() + "\n"
     };
