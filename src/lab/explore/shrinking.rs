@@ -33,8 +33,22 @@ pub fn shrink(
     student: &mut dyn Subject,
     profile: Profile,
 ) -> Result<Shrunk, ProtocolError> {
+    shrink_within(MAX_PLAYS, script, found, scope, keep, student, profile)
+}
+
+/// [`shrink`], in at most `max_plays` plays.
+pub(super) fn shrink_within(
+    max_plays: usize,
+    script: Script,
+    found: Mismatch,
+    scope: Scope,
+    keep: &dyn Fn(&Mismatch) -> bool,
+    student: &mut dyn Subject,
+    profile: Profile,
+) -> Result<Shrunk, ProtocolError> {
     let mut shrinker = Shrinker {
         plays: 0,
+        max_plays,
         scope,
         keep,
         profile,
@@ -49,7 +63,8 @@ pub fn shrink(
         let before = script.clone();
         shrinker.remove_steps(&mut script, &mut failure, student)?;
         shrinker.simplify_values(&mut script, &mut failure, student)?;
-        if script == before || shrinker.plays >= MAX_PLAYS {
+        // Out of plays, neither changes anything, and the loop ends here too.
+        if script == before {
             break;
         }
     }
@@ -58,6 +73,7 @@ pub fn shrink(
 
 struct Shrinker<'a> {
     plays: usize,
+    max_plays: usize,
     scope: Scope,
     keep: &'a dyn Fn(&Mismatch) -> bool,
     profile: Profile,
@@ -73,10 +89,11 @@ impl Shrinker<'_> {
         student: &mut dyn Subject,
     ) -> Result<(), ProtocolError> {
         let mut chunk = script.steps.len().div_ceil(2).max(1);
-        while self.plays < MAX_PLAYS {
+        // Out of plays, nothing is removed, and the chunks halve down to one and stop.
+        loop {
             let mut removed = false;
             let mut start = 0;
-            while start < script.steps.len() && self.plays < MAX_PLAYS {
+            while start < script.steps.len() && self.has_plays_left() {
                 let mut candidate = script.clone();
                 let end = (start + chunk).min(candidate.steps.len());
                 candidate.steps.drain(start..end);
@@ -108,7 +125,7 @@ impl Shrinker<'_> {
         student: &mut dyn Subject,
     ) -> Result<(), ProtocolError> {
         let mut simplified = true;
-        while simplified && self.plays < MAX_PLAYS {
+        while simplified && self.has_plays_left() {
             simplified = false;
             for candidate in simpler(script) {
                 if let Some(m) = self.attempt(&candidate, student)? {
@@ -121,6 +138,10 @@ impl Shrinker<'_> {
             }
         }
         Ok(())
+    }
+
+    fn has_plays_left(&self) -> bool {
+        self.plays < self.max_plays
     }
 
     /// The candidate's difference, if it still has one that counts.

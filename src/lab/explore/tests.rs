@@ -602,3 +602,116 @@ fn the_distinct_scripts_are_the_first_of_each_way_of_calling_the_seed() {
         assert_eq!(requests(&planned.1), requests(&plan(&planned.0)));
     }
 }
+
+/// Correct, except that it answers the last call of a play wrong while the play has at least
+/// `shortest - 1` calls (its `new` counted); `ratchet` lowers `shortest` to each play that
+/// differed.
+struct HoldsTheShrink {
+    student: Student,
+    shortest: usize,
+    ratchet: bool,
+    plays: usize,
+    sent: usize,
+}
+
+impl HoldsTheShrink {
+    fn new(shortest: usize, ratchet: bool) -> HoldsTheShrink {
+        HoldsTheShrink {
+            student: Student::new(Mistake::Correct),
+            shortest,
+            ratchet,
+            plays: 0,
+            sent: 0,
+        }
+    }
+}
+
+impl Subject for HoldsTheShrink {
+    fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+        if matches!(request, Request::New { .. }) {
+            self.plays += 1;
+            self.sent = 0;
+        }
+        self.sent += 1;
+        self.student.send(request)
+    }
+    fn receive(&mut self) -> Result<Reply, ProtocolError> {
+        // The last reply of a play (every call is sent before the first reply is read).
+        let last = self.student.in_flight() == 1;
+        let reply = self.student.receive()?;
+        if last && self.sent + 1 >= self.shortest {
+            if self.ratchet {
+                self.shortest = self.shortest.min(self.sent);
+            }
+            return Ok(Reply::Strange("42".into()));
+        }
+        Ok(reply)
+    }
+    fn in_flight(&self) -> usize {
+        self.student.in_flight()
+    }
+    fn language(&self) -> &str {
+        "python 3"
+    }
+    fn answered(&self) -> u64 {
+        self.student.answered()
+    }
+}
+
+/// A program that holds a shrink to one step at a time stops it at its bound of plays: it
+/// differs only while a play is at most one call shorter than the shortest that differed yet,
+/// so halving never helps: a 40-step case spends about 40 plays halving and would spend 40 more
+/// one step at a time, against a bound of 50.
+#[test]
+fn a_shrink_stops_at_its_bound_of_plays() {
+    let script = Script::new(Some(10.0), Some(1), vec![Step::Holder { name: "file" }; 40]);
+    // `new` and 40 calls: the first play differs.
+    let mut program = HoldsTheShrink::new(41, true);
+    let profile = Profile::default();
+    let found = play(&script, Scope::All, &mut program, profile)
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.steps_played, 40);
+    let any = |_: &Mismatch| true;
+    let shrunk =
+        shrinking::shrink_within(50, script, found, Scope::All, &any, &mut program, profile);
+    let Shrunk::Minimal(script, _) = shrunk.unwrap() else {
+        panic!("it differs on every play it is asked to");
+    };
+    assert_eq!(program.plays, 1 + 50);
+    // Halving tried every chunk in vain; single steps were being taken off when it stopped.
+    assert!(
+        script.steps.len() < 40 && script.steps.len() > 20,
+        "{} steps",
+        script.steps.len()
+    );
+}
+
+/// Simplifying values stops at the bound of plays too: a program that differs only with all its
+/// calls makes every removal fail (about 60 plays) and lets each of 30 clock moves be made a
+/// second, one a play, against a bound of 75.
+#[test]
+fn simplifying_stops_at_the_bound_of_plays() {
+    let mut steps = vec![Step::Advance(3.0); 30];
+    steps.push(Step::Holder { name: "file" });
+    let script = Script::new(Some(10.0), Some(1), steps);
+    // `new`, 30 clock moves and `holder`.
+    let mut program = HoldsTheShrink::new(33, false);
+    let profile = Profile::default();
+    let found = play(&script, Scope::All, &mut program, profile)
+        .unwrap()
+        .unwrap();
+    let any = |_: &Mismatch| true;
+    let shrunk =
+        shrinking::shrink_within(75, script, found, Scope::All, &any, &mut program, profile);
+    let Shrunk::Minimal(script, _) = shrunk.unwrap() else {
+        panic!("it differs on every play with all its calls");
+    };
+    assert_eq!(program.plays, 1 + 75);
+    let made_a_second = script
+        .steps
+        .iter()
+        .filter(|s| **s == Step::Advance(1.0))
+        .count();
+    assert!(made_a_second > 0 && made_a_second < 30, "{made_a_second}");
+}
