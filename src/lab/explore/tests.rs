@@ -715,3 +715,20 @@ fn simplifying_stops_at_the_bound_of_plays() {
         .count();
     assert!(made_a_second > 0 && made_a_second < 30, "{made_a_second}");
 }
+
+/// A lease is made the lesson's 10 s, and a lease of a fraction also its whole seconds (never
+/// 0 s); a whole lease has only the lesson's to go to.
+#[test]
+fn a_lease_is_simplified_to_the_lessons_then_to_whole_seconds() {
+    let other_leases = |lease: f64| -> Vec<f64> {
+        let script = Script::new(Some(lease), Some(1), vec![Step::Holder { name: "file" }]);
+        let leases = simpler(&script).into_iter().map(|s| s.lease_seconds);
+        let offered: Vec<f64> = leases.map(Option::unwrap).collect();
+        assert!(offered.contains(&10.0), "{lease}: {offered:?}");
+        offered.into_iter().filter(|l| *l != 10.0).collect()
+    };
+    assert_eq!(other_leases(12.5), [13.0]);
+    assert_eq!(other_leases(0.75), [1.0]);
+    assert_eq!(other_leases(12.0), Vec::<f64>::new());
+    assert_eq!(other_leases(0.25), Vec::<f64>::new());
+}
