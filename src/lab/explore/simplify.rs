@@ -68,7 +68,8 @@ fn smaller_tokens(script: &Script) -> Vec<Script> {
         // 1 first, then halfway and one less: a token that must stay above another still shrinks.
         let mut smaller = vec![1, t / 2, t - 1];
         smaller.dedup();
-        for to in smaller.into_iter().filter(|&to| to >= 1 && to < t) {
+        // Each is at least 1 and below `t`, which is at least 2.
+        for to in smaller {
             out.push(with(&|s| {
                 for step in &mut s.steps {
                     if let Step::Write { token, .. } = step {

@@ -732,3 +732,40 @@ fn a_lease_is_simplified_to_the_lessons_then_to_whole_seconds() {
     assert_eq!(other_leases(12.0), Vec::<f64>::new());
     assert_eq!(other_leases(0.25), Vec::<f64>::new());
 }
+
+/// A token written as a number is made 1, half of it and one less, everywhere it is written,
+/// then 1 in one write at a time; a token of 1 is as small as a token gets.
+#[test]
+fn a_written_token_is_made_smaller_everywhere_down_to_1() {
+    let write = |value, token| Step::Write {
+        key: "file",
+        value,
+        token: TokenOf::Exactly(token),
+    };
+    let script = Script::new(
+        Some(10.0),
+        Some(1),
+        vec![write("a", 1), write("b", 6), write("c", 6)],
+    );
+    let tokens: Vec<Vec<u64>> = simpler(&script)
+        .iter()
+        .map(|s| {
+            s.steps
+                .iter()
+                .filter_map(|step| match step {
+                    Step::Write {
+                        token: TokenOf::Exactly(t),
+                        ..
+                    } => Some(*t),
+                    _ => None,
+                })
+                .collect()
+        })
+        .filter(|written: &Vec<u64>| written != &[1, 6, 6])
+        .collect();
+    // Everywhere first (1, half, one less), then one write at a time to 1; never 0.
+    assert_eq!(
+        tokens,
+        [[1, 1, 1], [1, 3, 3], [1, 5, 5], [1, 1, 6], [1, 6, 1]]
+    );
+}
