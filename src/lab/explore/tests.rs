@@ -769,3 +769,87 @@ fn a_written_token_is_made_smaller_everywhere_down_to_1() {
         [[1, 1, 1], [1, 3, 3], [1, 5, 5], [1, 1, 6], [1, 6, 1]]
     );
 }
+
+/// Each step is offered one value simpler (whole or single seconds, the boundary itself, the
+/// names `file` and `client-1`, token 1), and a token named by role is offered as the number
+/// the seed granted.
+#[test]
+fn each_step_is_offered_one_value_simpler() {
+    let script = Script::new(
+        Some(10.0),
+        Some(5),
+        vec![
+            Step::Acquire {
+                name: "log",
+                client: "client-2",
+            },
+            Step::Advance(2.5),
+            Step::ToExpiry { offset: 0.5 },
+            Step::Renew {
+                name: "log",
+                client: "client-2",
+                token: TokenOf::Own,
+            },
+            Step::Write {
+                key: "log",
+                value: "a",
+                token: TokenOf::Latest,
+            },
+            Step::Release {
+                name: "log",
+                client: "client-2",
+                token: TokenOf::Own,
+            },
+            Step::Write {
+                key: "other",
+                value: "b",
+                token: TokenOf::Exactly(7),
+            },
+            Step::Holder { name: "log" },
+            Step::Read { key: "log" },
+            Step::Highest { key: "log" },
+        ],
+    );
+    let changes: Vec<String> = simpler(&script)
+        .iter()
+        .filter_map(|s| {
+            let changed: Vec<usize> = (0..script.steps.len())
+                .filter(|&i| s.steps[i] != script.steps[i])
+                .collect();
+            let [i] = changed[..] else {
+                return None;
+            };
+            Some(format!("{i}: {:?}", s.steps[i]))
+        })
+        .collect();
+    let expected = [
+        // The first token made 1, the written 7 moved with the grants; the key named `file`
+        // everywhere (it is written once); 7 made 1, half and one less.
+        "6: Write { key: \"other\", value: \"b\", token: Exactly(3) }",
+        "6: Write { key: \"file\", value: \"b\", token: Exactly(7) }",
+        "6: Write { key: \"other\", value: \"b\", token: Exactly(1) }",
+        "6: Write { key: \"other\", value: \"b\", token: Exactly(3) }",
+        "6: Write { key: \"other\", value: \"b\", token: Exactly(6) }",
+        // One step at a time.
+        "0: Acquire { name: \"file\", client: \"client-2\" }",
+        "0: Acquire { name: \"log\", client: \"client-1\" }",
+        "1: Advance(3.0)",
+        "1: Advance(1.0)",
+        "2: ToExpiry { offset: 0.0 }",
+        "3: Renew { name: \"file\", client: \"client-2\", token: Own }",
+        "3: Renew { name: \"log\", client: \"client-1\", token: Own }",
+        "4: Write { key: \"file\", value: \"a\", token: Latest }",
+        "5: Release { name: \"file\", client: \"client-2\", token: Own }",
+        "5: Release { name: \"log\", client: \"client-1\", token: Own }",
+        "6: Write { key: \"file\", value: \"b\", token: Exactly(7) }",
+        "6: Write { key: \"other\", value: \"b\", token: Exactly(1) }",
+        "7: Holder { name: \"file\" }",
+        "8: Read { key: \"file\" }",
+        "9: Highest { key: \"file\" }",
+        // A token named by role, as the number the seed granted (the first, 5).
+        "3: Renew { name: \"log\", client: \"client-2\", token: Exactly(5) }",
+        "4: Write { key: \"log\", value: \"a\", token: Exactly(5) }",
+        "5: Release { name: \"log\", client: \"client-2\", token: Exactly(5) }",
+    ];
+    assert_eq!(changes, expected);
+}
