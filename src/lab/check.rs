@@ -359,13 +359,12 @@ impl Run<'_> {
                 not_implemented: None,
             })));
         }
-        let leaky = self.leaky;
+        let (leaky, profile) = (self.leaky, findings.profile);
         let mut not_judged = None;
         for aspect in rules::aspects_of(rule) {
             let mut shown = false;
             let mut unshown = None;
             for path in &aspect {
-                let profile = findings.profile;
                 let verdict = if leaky {
                     self.retire();
                     let calls = &mut self.calls;

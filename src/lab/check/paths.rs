@@ -24,7 +24,7 @@ pub(super) fn path_verdict(
     let Some(found) = play(script, scope, subject, profile)? else {
         return Ok(Verdict::Passed);
     };
-    let fails = |m: &Mismatch| m.rule() == rule || m.divergence.not_implemented.is_some();
+    let fails = |m: &Mismatch| charged_to(rule, m);
     let (script, found) = confirm(script.clone(), found, subject, profile)?;
     let any = |_: &Mismatch| true;
     let keep: &dyn Fn(&Mismatch) -> bool = if fails(&found) { &fails } else { &any };
@@ -32,17 +32,7 @@ pub(super) fn path_verdict(
         match explore::shrink(script, found, scope, keep, subject, profile)? {
             Shrunk::Minimal(s, m) => {
                 let (s, m) = confirm(s, m, subject, profile)?;
-                if fails(&m) {
-                    let mut f = failure(&m, &s, replay.to_owned());
-                    // A method still to write fails the check it is needed by.
-                    f.rule = rule;
-                    Verdict::Failed(f)
-                } else {
-                    Verdict::NotJudged {
-                        rule: m.rule(),
-                        because: breaks_first(&m),
-                    }
-                }
+                judged(rule, &m, &s, replay)
             }
             Shrunk::Unstable(s, m) if rule == Rule::NewStartsOver => {
                 let mut f = failure(&m, &s, replay.to_owned());
@@ -81,17 +71,28 @@ pub(super) fn fresh_path_verdict(
     } else {
         (script.clone(), found)
     };
-    let charged_here = m.rule() == rule || m.divergence.not_implemented.is_some();
-    Ok(if charged_here {
-        let mut f = failure(&m, &script, replay.to_owned());
+    Ok(judged(rule, &m, &script, replay))
+}
+
+/// Whether a difference on `rule`'s path is charged to that rule: it breaks the rule, or it is
+/// a method still to write, which fails the check it is needed by.
+fn charged_to(rule: Rule, m: &Mismatch) -> bool {
+    m.rule() == rule || m.divergence.not_implemented.is_some()
+}
+
+/// The verdict on `rule`'s path of a difference as it will be shown (`script` its case): the
+/// rule's failure where it is charged to it, else not judged, another rule broken first.
+fn judged(rule: Rule, m: &Mismatch, script: &Script, replay: &str) -> Verdict {
+    if charged_to(rule, m) {
+        let mut f = failure(m, script, replay.to_owned());
         f.rule = rule;
         Verdict::Failed(f)
     } else {
         Verdict::NotJudged {
             rule: m.rule(),
-            because: breaks_first(&m),
+            because: breaks_first(m),
         }
-    })
+    }
 }
 
 /// `then` on a program started for it, whose calls are counted in `calls`.
