@@ -290,12 +290,7 @@ mod tests {
     use std::fs;
 
     use super::*;
-    use crate::lab::testing::{PATIENT, SH_HELLO};
-
-    const PATIENTLY: Timeouts = Timeouts {
-        startup: PATIENT,
-        request: PATIENT,
-    };
+    use crate::lab::testing::{PATIENTLY, SH_HELLO};
 
     /// A fresh folder holding empty `files` (paths relative to it).
     fn folder(files: &[&str]) -> tempfile::TempDir {

@@ -563,6 +563,12 @@ impl Subject for Student {
 /// machine; only a broken test waits for it.
 pub const PATIENT: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// Timeouts of [`PATIENT`] for a program's start and for each of its requests.
+pub const PATIENTLY: crate::lab::program::Timeouts = crate::lab::program::Timeouts {
+    startup: PATIENT,
+    request: PATIENT,
+};
+
 /// A shell line that reads the `hello` request and answers it, as a program in `sh`.
 pub const SH_HELLO: &str =
     r#"read l; echo '{"id":0,"hello":"fencing-lab-adapter","language":"sh"}'"#;

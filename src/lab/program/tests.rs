@@ -1,5 +1,5 @@
 use super::*;
-use crate::lab::testing::{first_request, recording_first_request, PATIENT, SH_HELLO};
+use crate::lab::testing::{first_request, recording_first_request, PATIENT, PATIENTLY, SH_HELLO};
 use crate::lab::wire::LeaseReply;
 
 /// Runs `script` with `sh -c`: a program that answers as scripted, whatever it is asked.
@@ -24,13 +24,6 @@ fn acquire() -> Request {
     }
 }
 
-fn patient() -> Timeouts {
-    Timeouts {
-        startup: PATIENT,
-        request: PATIENT,
-    }
-}
-
 #[test]
 fn a_program_answers_each_request_in_turn_and_its_calls_are_counted() {
     let script = r#"read l; printf '{"id":0,"hello":"x","language":"sh"}\r\n'
@@ -38,7 +31,7 @@ fn a_program_answers_each_request_in_turn_and_its_calls_are_counted() {
         read l; echo '{"id":2,"returned":{"token":3,"expires_at":12.5}}'
         read l; echo '{"id":3,"returned":null}'
         exec sleep 5"#;
-    let mut program = Program::start(sh(script), patient()).unwrap();
+    let mut program = Program::start(sh(script), PATIENTLY).unwrap();
     assert_eq!(program.language, "sh");
     assert_eq!(program.calls, 1);
     assert_eq!(program.call(&Request::Clock { now: 1.0 }), Ok(Reply::Done));
@@ -66,7 +59,7 @@ fn requests_are_written_ahead_of_their_replies() {
         head -n 500 > /dev/null
         i=1; while [ $i -le 500 ]; do echo "{\"id\":$i,\"done\":true}"; i=$((i+1)); done
         exec sleep 5"#;
-    let mut program = Program::start(sh(script), patient()).unwrap();
+    let mut program = Program::start(sh(script), PATIENTLY).unwrap();
     for n in 0..500 {
         program.send(&Request::Clock { now: n as f64 }).unwrap();
     }
@@ -140,7 +133,7 @@ fn hello_gets_the_start_up_allowance_and_later_requests_the_timeout() {
 fn a_program_that_cannot_start_is_named_with_its_arguments() {
     let mut command = Command::new("/nonexistent/fencing-lab-student");
     command.args(["--serve", "a\u{7}b"]);
-    let error = Program::start(command, patient()).err().unwrap();
+    let error = Program::start(command, PATIENTLY).err().unwrap();
     let sentence = "could not start /nonexistent/fencing-lab-student --serve a\\u{7}b: \
                     No such file or directory (os error 2)";
     assert_eq!(error.sentence, sentence);
@@ -150,7 +143,7 @@ fn a_program_that_cannot_start_is_named_with_its_arguments() {
 #[test]
 fn a_reply_with_the_wrong_id_stops_the_program_and_fails_every_later_call() {
     let script = format!(r#"{SH_HELLO}; read l; echo '{{"id":0,"done":true}}'; exec sleep 5"#);
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     let error = program.call(&Request::Clock { now: 1.0 }).unwrap_err();
     let sentence = r#"the program replied '{"id":0,"done":true}', which carries id 0 instead of 1 at request 1 (clock = 1.0); it wrote nothing on stderr"#;
     assert_eq!(error.to_string(), sentence);
@@ -167,7 +160,7 @@ fn a_reply_with_the_wrong_id_stops_the_program_and_fails_every_later_call() {
 #[test]
 fn a_reply_that_is_not_json_is_quoted() {
     let script = format!("{SH_HELLO}; read l; echo 'acquiring the lock'; exec sleep 5");
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     assert_eq!(
         program.call(&acquire()).unwrap_err().sentence,
         "the program replied 'acquiring the lock', which is not JSON (print debugging output \
@@ -181,7 +174,7 @@ fn a_program_that_exits_shows_its_status_and_its_last_five_stderr_lines() {
     let script = format!(
         r#"for i in 1 2 3 4 5 6 7; do echo "  line $i  " >&2; done; {SH_HELLO}; read l; exit 3"#
     );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     // However busy the machine, the stderr reader has caught up before the program fails.
     let started = Instant::now();
     while program.stderr_tail().last().map(String::as_str) != Some("line 7")
@@ -207,7 +200,7 @@ fn an_endless_stderr_line_is_cut_and_shown_unfinished() {
     let script = format!(
         r#"{SH_HELLO}; echo first >&2; head -c 20000000 /dev/zero | tr '\0' x >&2; read l; exit 4"#
     );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     let started = Instant::now();
     while program.stderr_tail().len() < 2 && started.elapsed() < PATIENT {
         std::thread::sleep(Duration::from_millis(5));
@@ -226,7 +219,7 @@ fn an_endless_stderr_line_is_cut_and_shown_unfinished() {
 #[test]
 fn a_programs_stderr_is_escaped_in_an_error() {
     let script = format!(r#"printf 'boom\033]0;PWN\007\n' >&2; {SH_HELLO}; read l; exit 1"#);
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     let started = Instant::now();
     while program.stderr_tail().is_empty() && started.elapsed() < PATIENT {
         std::thread::sleep(Duration::from_millis(5));
@@ -241,7 +234,7 @@ fn a_programs_stderr_is_escaped_in_an_error() {
 #[test]
 fn a_program_killed_by_a_signal_says_so() {
     let script = format!("{SH_HELLO}; read l; kill -9 $$");
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     assert_eq!(
         program
             .call(&Request::Clock { now: 2.0 })
@@ -251,7 +244,7 @@ fn a_program_killed_by_a_signal_says_so() {
          (clock = 2.0); it wrote nothing on stderr"
     );
     let script = format!("{SH_HELLO}; read l; kill -ABRT $$");
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     let sentence = program.call(&acquire()).unwrap_err().sentence;
     assert!(
         sentence.starts_with("the program was killed by signal 6, SIGABRT (an abort) before"),
@@ -269,7 +262,7 @@ fn a_programs_own_children_end_with_it() {
         "(trap '' TERM; echo $(sh -c 'echo $PPID') > {}; exec sleep 300) & {SH_HELLO}; read l",
         pidfile.display()
     );
-    let program = Program::start(sh(&script), patient()).unwrap();
+    let program = Program::start(sh(&script), PATIENTLY).unwrap();
     let started = Instant::now();
     let pid = loop {
         if let Some(pid) = std::fs::read_to_string(&pidfile)
@@ -300,7 +293,7 @@ fn a_programs_own_children_end_with_it() {
 #[test]
 fn a_program_that_does_not_answer_in_time_is_stopped() {
     let script = format!("{SH_HELLO}; read l; exec sleep 5");
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     program.timeouts.request = Duration::from_millis(300);
     assert_eq!(
         program.call(&acquire()).unwrap_err().sentence,
@@ -315,7 +308,7 @@ fn a_program_that_does_not_answer_in_time_is_stopped() {
 #[test]
 fn the_checks_deadline_cuts_short_the_wait_for_a_reply() {
     let script = format!("{SH_HELLO}; read l; sleep 2; echo '{{\"id\":1,\"done\":true}}'");
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     let started = Instant::now();
     program.set_deadline(started, Some(Duration::from_millis(300)));
     assert_eq!(
@@ -334,7 +327,7 @@ fn replies_left_in_flight_are_drained() {
         r#"{SH_HELLO}; read l; echo '{{"id":1,"done":true}}'; read l; echo '{{"id":2,"done":true}}'
         read l; echo 'garbage'; exec sleep 5"#
     );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     for n in 0..2 {
         program.send(&Request::Clock { now: n as f64 }).unwrap();
     }
@@ -360,10 +353,10 @@ fn hello_of_length(length: usize) -> Command {
 
 #[test]
 fn a_reply_line_of_one_mib_is_read_and_a_longer_one_is_refused() {
-    let program = Program::start(hello_of_length(MAX_LINE), patient()).unwrap();
+    let program = Program::start(hello_of_length(MAX_LINE), PATIENTLY).unwrap();
     assert_eq!(program.language, "sh");
     assert_eq!(
-        Program::start(hello_of_length(MAX_LINE + 1), patient())
+        Program::start(hello_of_length(MAX_LINE + 1), PATIENTLY)
             .err()
             .unwrap()
             .sentence,
@@ -376,7 +369,7 @@ fn a_reply_line_of_one_mib_is_read_and_a_longer_one_is_refused() {
 fn hello_answered_with_anything_else_fails_at_request_0() {
     let script = r#"read l; echo '{"id":0,"threw":"not today"}'; exec sleep 5"#;
     assert_eq!(
-        Program::start(sh(script), patient())
+        Program::start(sh(script), PATIENTLY)
             .err()
             .unwrap()
             .sentence,
@@ -388,7 +381,7 @@ fn hello_answered_with_anything_else_fails_at_request_0() {
 #[cfg(target_os = "linux")]
 #[test]
 fn dropping_a_program_kills_it() {
-    let program = Program::start(sh(&format!("{SH_HELLO}; exec sleep 5")), patient()).unwrap();
+    let program = Program::start(sh(&format!("{SH_HELLO}; exec sleep 5")), PATIENTLY).unwrap();
     let pid = program.child.id();
     let proc = std::path::PathBuf::from(format!("/proc/{pid}"));
     assert!(proc.exists());
@@ -407,7 +400,7 @@ fn replies_read_together_keep_their_order_up_to_a_line_too_long() {
         exec sleep 5"#,
         MAX_LINE + 1
     );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     for n in 0..4 {
         program.send(&Request::Clock { now: n as f64 }).unwrap();
     }
@@ -426,7 +419,7 @@ fn replies_read_together_keep_their_order_up_to_a_line_too_long() {
 #[test]
 fn a_flushed_request_reaches_the_program_before_any_reply_is_awaited() {
     let (folder, command) = recording_first_request("exec sleep 5");
-    let mut program = Program::start(command, patient()).unwrap();
+    let mut program = Program::start(command, PATIENTLY).unwrap();
     program.send(&Request::Clock { now: 1.0 }).unwrap();
     program.flush().unwrap();
     assert_eq!(
@@ -440,7 +433,7 @@ fn a_flushed_request_reaches_the_program_before_any_reply_is_awaited() {
 /// the checker more than the program spends answering.
 #[test]
 fn many_replies_in_flight_are_read_many_at_a_time() {
-    let mut program = Program::start(answers_done(), patient()).unwrap();
+    let mut program = Program::start(answers_done(), PATIENTLY).unwrap();
     let before = program.replies.reads;
     for n in 0..2_000 {
         program.send(&Request::Clock { now: n as f64 }).unwrap();
@@ -454,7 +447,7 @@ fn many_replies_in_flight_are_read_many_at_a_time() {
 /// a lone request later is read the moment it is answered.
 #[test]
 fn no_read_waits_to_gather_once_every_reply_is_in() {
-    let mut program = Program::start(answers_done(), patient()).unwrap();
+    let mut program = Program::start(answers_done(), PATIENTLY).unwrap();
     for n in 0..50 {
         program.send(&Request::Clock { now: n as f64 }).unwrap();
         assert_eq!(program.receive(), Ok(Reply::Done));
@@ -475,7 +468,7 @@ fn a_reply_that_came_in_time_is_in_time_however_late_it_is_read() {
         r#"{SH_HELLO}
         read l; echo '{{"id":1,"done":true}}'; exec sleep 5"#
     );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     program.timeouts.request = Duration::from_millis(200);
     program.send(&Request::Clock { now: 1.0 }).unwrap();
     program.flush().unwrap();
@@ -507,7 +500,7 @@ fn a_request_still_going_into_the_pipe_has_its_time_from_the_last_bytes_taken() 
         head -c {} > /dev/null; read rest; echo '{{"id":1,"returned":null}}'; exec sleep 5"#,
         line.len() - 100_000
     );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     program.timeouts.request = Duration::from_millis(300);
     let started = Instant::now();
     program.send(&request).unwrap();
@@ -537,7 +530,7 @@ fn waiting_for_a_slow_reply_costs_the_checker_no_cpu() {
         read l; read l; sleep 0.5; echo '{{"id":1,"done":true}}'; echo '{{"id":2,"done":true}}'
         exec sleep 5"#
     );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     let (cpu, started) = (thread_cpu(), Instant::now());
     for n in 0..2 {
         program.send(&Request::Clock { now: n as f64 }).unwrap();
@@ -558,7 +551,7 @@ fn a_request_longer_than_the_pipe_goes_in_as_fast_as_it_is_read() {
         head -c {} > /dev/null; read rest; echo '{{"id":1,"returned":null}}'; exec sleep 5"#,
         line.len() - 10
     );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     let started = Instant::now();
     program.send(&request).unwrap();
     assert!(program.receive().is_ok());
@@ -573,7 +566,7 @@ fn a_program_that_exits_is_charged_with_the_request_it_did_not_answer() {
         r#"{SH_HELLO}
         read l; echo '{{"id":1,"done":true}}'; read l; exit 3"#
     );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     program.send(&Request::Clock { now: 1.0 }).unwrap();
     assert_eq!(program.receive(), Ok(Reply::Done));
     program.send(&Request::Clock { now: 2.0 }).unwrap();
@@ -599,7 +592,7 @@ fn a_program_that_closes_its_stdin_answers_what_it_read_and_no_more() {
         read l; read l; exec 0<&-; sleep 0.3
         echo '{{"id":1,"done":true}}'; echo '{{"id":2,"done":true}}'; exec sleep 5"#
     );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     // Two requests in one batch, then one after the program has closed its stdin.
     program.send(&Request::Clock { now: 1.0 }).unwrap();
     program.send(&Request::Clock { now: 2.0 }).unwrap();
@@ -624,7 +617,7 @@ fn a_program_that_closes_its_stdin_answers_what_it_read_and_no_more() {
 fn a_program_that_floods_its_output_is_judged_on_its_first_line() {
     let (done, result) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let _ = done.send(Program::start(sh("exec yes"), patient()).err());
+        let _ = done.send(Program::start(sh("exec yes"), PATIENTLY).err());
     });
     let error = result
         .recv_timeout(PATIENT)
@@ -643,7 +636,7 @@ fn a_program_that_floods_its_output_is_judged_on_its_first_line() {
 /// fill theirs: neither side waits on the other, whatever was sent ahead.
 #[test]
 fn requests_and_replies_far_beyond_what_the_pipes_hold_pass_each_other() {
-    let mut program = Program::start(answers_done(), patient()).unwrap();
+    let mut program = Program::start(answers_done(), PATIENTLY).unwrap();
     // 200 KB of requests and 150 KB of replies, where each pipe holds 64 KB.
     let requests = 6_000;
     for n in 0..requests {
@@ -659,7 +652,7 @@ fn requests_and_replies_far_beyond_what_the_pipes_hold_pass_each_other() {
 /// a reply is awaited: a window of requests reaches the program in one write, not one a call.
 #[test]
 fn requests_wait_in_the_outbox_until_it_holds_64_kib() {
-    let mut program = Program::start(answers_done(), patient()).unwrap();
+    let mut program = Program::start(answers_done(), PATIENTLY).unwrap();
     let before = program.queued;
     let mut sends = 0;
     loop {
@@ -691,7 +684,7 @@ fn last_words_written_on_the_way_out_are_read_and_no_more_is_waited_for() {
         r#"{SH_HELLO}
         while read l; do :; done; sleep 0.1; echo "bye" >&2"#
     );
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     let asked = Instant::now();
     assert_eq!(program.last_words(), ["bye"]);
     let took = asked.elapsed();
@@ -711,6 +704,6 @@ fn last_words_wait_for_stderr_held_by_a_process_left_behind() {
     );
     // (The program waits a moment on its way out, so that the process has left its group
     // before the group is stopped.)
-    let mut program = Program::start(sh(&script), patient()).unwrap();
+    let mut program = Program::start(sh(&script), PATIENTLY).unwrap();
     assert_eq!(program.last_words(), ["left behind"]);
 }

@@ -1,17 +1,12 @@
 use std::process::Command;
 
 use super::*;
-use crate::lab::program::Timeouts;
-use crate::lab::testing::{lab_path, PATIENT, SH_HELLO};
+use crate::lab::testing::{lab_path, PATIENTLY, SH_HELLO};
 use crate::sim::backend::Backend;
 use crate::LeaseError;
 
 fn share(command: Command) -> Shared {
-    let timeouts = Timeouts {
-        startup: PATIENT,
-        request: PATIENT,
-    };
-    Arc::new(Mutex::new(Program::start(command, timeouts).unwrap()))
+    Arc::new(Mutex::new(Program::start(command, PATIENTLY).unwrap()))
 }
 
 /// The correct Python solution in a starter laid out as `lab init` does.

@@ -337,15 +337,11 @@ fn times_stay_on_the_millisecond_grid() {
 /// reply is awaited.
 #[test]
 fn a_program_as_a_subject_is_asked_as_itself() {
-    use crate::lab::program::{Program, Timeouts};
-    use crate::lab::testing::{first_request, recording_first_request, PATIENT};
+    use crate::lab::program::Program;
+    use crate::lab::testing::{first_request, recording_first_request, PATIENTLY};
     let (folder, command) =
         recording_first_request(r#"read l; echo '{"id":2,"done":true}'; exec sleep 5"#);
-    let timeouts = Timeouts {
-        startup: PATIENT,
-        request: PATIENT,
-    };
-    let mut program = Program::start(command, timeouts).unwrap();
+    let mut program = Program::start(command, PATIENTLY).unwrap();
     let subject: &mut dyn Subject = &mut program;
     assert_eq!(subject.language(), "sh");
     assert_eq!(subject.answered(), 0, "the greeting is not an answer");
