@@ -5,6 +5,13 @@ use crate::lab::seed::Rule;
 use crate::lab::testing::reports::{a_failure, outcome, report};
 use crate::sim::text::counted;
 
+/// The run every view's heading names, in the tests that do not read the heading.
+const RUN: Run<'static> = Run {
+    folder: "subs",
+    jobs: 1,
+    seconds: 0.0,
+};
+
 /// A verdict of each kind, the failing ones ending on one of three steps.
 fn verdict(kind: u8, step: u8) -> Verdict {
     let rule = Rule::WriteStaleRejected;
@@ -174,11 +181,7 @@ fn the_most_common_first_failing_step_is_named_with_its_count() {
         t.first_step,
         Some(("write-stale-rejected: write(file, \"v2\", 2)".to_owned(), 3))
     );
-    let text = class.text(Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    });
+    let text = class.text(RUN);
     assert!(
         text.contains("write-stale-rejected: write(file, \"v2\", 2) (3 of 4)"),
         "{text}"
@@ -205,11 +208,7 @@ fn a_class_whose_only_failures_are_a_blank_starters_says_so() {
         ),
     ];
     let class = Class::of(&graded, &Points::default(), false);
-    let text = class.text(Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    });
+    let text = class.text(RUN);
     assert!(
         text.contains("No written code failed a check; only starters not begun did."),
         "{text}"
@@ -249,16 +248,11 @@ fn a_students_text_is_shown_not_run_in_every_view() {
         r,
     )];
     let class = Class::of(&graded, &Points::default(), false);
-    let run = Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    };
-    for view in [class.text(run), class.markdown(run), class.csv()] {
+    for view in [class.text(RUN), class.markdown(RUN), class.csv()] {
         assert!(!view.contains('\u{1b}'), "{view}");
         assert!(!view.contains('\u{7}'), "{view}");
     }
-    let markdown = class.markdown(run);
+    let markdown = class.markdown(RUN);
     assert!(
         markdown.contains("\\<img src=x onerror=alert(1)\\>"),
         "{markdown}"
@@ -288,11 +282,7 @@ fn points_turn_the_passed_column_into_a_score() {
         outcome(CheckId::Random, Verdict::Failed(a_failure(Rule::Defaults))),
     ];
     let class = Class::of(&[("ada".into(), report(outcomes))], &points, true);
-    let text = class.text(Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    });
+    let text = class.text(RUN);
     let row = text.lines().find(|l| l.starts_with("ada")).unwrap();
     assert!(row.contains("5/5.5"), "{row}");
     assert!(text.contains("Score"), "{text}");
@@ -309,11 +299,7 @@ fn a_class_that_passed_everything_says_so_and_names_no_step() {
         &Points::default(),
         false,
     );
-    let text = class.text(Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    });
+    let text = class.text(RUN);
     assert!(
         text.contains("No check failed for any submission judged."),
         "{text}"
@@ -344,11 +330,7 @@ fn a_submission_that_did_not_start_shows_why_and_is_counted_as_broken() {
         Class::of(&mixed[..1], &Points::default(), false).broken(),
         0
     );
-    let text = class.text(Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    });
+    let text = class.text(RUN);
     let row = text.lines().find(|l| l.starts_with("bob")).unwrap();
     assert!(row.contains("python3 is not installed"), "{row}");
     assert!(row.contains("0/1"), "{row}");
@@ -379,11 +361,7 @@ fn checks_not_run_have_a_column_of_their_own_in_the_text() {
             ]),
         ),
     ];
-    let text = Class::of(&graded, &Points::default(), false).text(Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    });
+    let text = Class::of(&graded, &Points::default(), false).text(RUN);
     let head = text.lines().find(|l| l.starts_with("Check ")).unwrap();
     assert!(head.contains("Not judged  Not run  Most common"), "{head}");
     let row = text.lines().find(|l| l.starts_with("write-stale")).unwrap();
@@ -405,19 +383,14 @@ fn a_text_row_names_five_failing_checks_then_counts_the_rest_and_markdown_names_
         &Points::default(),
         false,
     );
-    let run = Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    };
-    let text = class.text(run);
+    let text = class.text(RUN);
     let row = text.lines().find(|l| l.starts_with("eve")).unwrap();
     let named: Vec<&str> = CheckId::all().iter().map(|c| c.id()).collect();
     assert!(
         row.ends_with(&format!("{} and {} more", named[..5].join(", "), all - 5)),
         "{row}"
     );
-    let markdown = class.markdown(run);
+    let markdown = class.markdown(RUN);
     let row = markdown.lines().find(|l| l.contains("eve")).unwrap();
     assert!(row.contains(&markdown_cell(&named.join(", "))), "{row}");
     // Six are named whole: "and 1 more" would save nothing.
@@ -435,7 +408,7 @@ fn a_text_row_names_five_failing_checks_then_counts_the_rest_and_markdown_names_
             &Points::default(),
             false,
         );
-        let text = class.text(run);
+        let text = class.text(RUN);
         let row = text.lines().find(|l| l.starts_with("eve")).unwrap();
         assert!(row.ends_with(&named[..failing].join(", ")), "{row}");
     }
@@ -473,11 +446,7 @@ fn a_tie_goes_to_a_real_call_over_a_method_not_written_and_a_blank_starter_is_na
             1,
             "only the student whose every failure is a method to write"
         );
-        let text = class.text(Run {
-            folder: "subs",
-            jobs: 1,
-            seconds: 0.0,
-        });
+        let text = class.text(RUN);
         let row = text
             .lines()
             .find(|l| l.starts_with(&blank[0].name))
@@ -529,11 +498,7 @@ fn unwritten_starters_do_not_swamp_what_the_class_got_wrong() {
     );
     let (step, n) = first.first_step.clone().unwrap();
     assert_eq!((step.as_str(), n), ("write(file, \"a\", 1)", 1));
-    let text = class.text(Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    });
+    let text = class.text(RUN);
     let row = text
         .lines()
         .find(|l| l.starts_with("expiry-boundary"))
@@ -547,11 +512,7 @@ fn unwritten_starters_do_not_swamp_what_the_class_got_wrong() {
         text.contains("The other check passed for every submission judged but those not begun."),
         "{text}"
     );
-    let markdown = class.markdown(Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    });
+    let markdown = class.markdown(RUN);
     let row = markdown
         .lines()
         .find(|l| l.starts_with("| write-stale-rejected"))
@@ -570,14 +531,9 @@ fn unwritten_starters_do_not_swamp_what_the_class_got_wrong() {
 fn the_checks_nobody_failed_are_summed_up_only_when_there_are_some() {
     let stale = CheckId::Rule(Rule::WriteStaleRejected);
     let failed = || outcome(stale, Verdict::Failed(a_failure(Rule::WriteStaleRejected)));
-    let run = Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    };
     let text_of = |outcomes: Vec<Outcome>| {
         let graded = vec![("ann".to_owned(), report(outcomes))];
-        Class::of(&graded, &Points::default(), false).text(run)
+        Class::of(&graded, &Points::default(), false).text(RUN)
     };
     let one_clean = text_of(vec![failed(), outcome(CheckId::Random, Verdict::Passed)]);
     assert!(
@@ -599,12 +555,7 @@ fn a_row_names_its_language_and_failed_checks_and_no_sentence_counts_zero() {
         "ann".to_owned(),
         report(vec![failed, outcome(CheckId::Random, Verdict::Passed)]),
     )];
-    let run = Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    };
-    let text = Class::of(&graded, &Points::default(), false).text(run);
+    let text = Class::of(&graded, &Points::default(), false).text(RUN);
     let row = text.lines().find(|l| l.starts_with("ann")).unwrap();
     let cells: Vec<&str> = row
         .split("  ")
@@ -619,12 +570,12 @@ fn a_row_names_its_language_and_failed_checks_and_no_sentence_counts_zero() {
     assert!(!text.contains("stopped early"), "{text}");
     assert!(!text.contains("not begun"), "{text}");
     let passed = vec![outcome(CheckId::Random, Verdict::Passed)];
-    let text = Class::of(&[("cy".into(), report(passed))], &Points::default(), false).text(run);
+    let text = Class::of(&[("cy".into(), report(passed))], &Points::default(), false).text(RUN);
     let row = text.lines().find(|l| l.starts_with("cy")).unwrap();
     assert!(row.ends_with("1/1     -"), "{row}");
     let mut silent = report(vec![outcome(CheckId::Random, Verdict::NotRun("x".into()))]);
     silent.language = String::new();
-    let text = Class::of(&[("bob".into(), silent)], &Points::default(), false).text(run);
+    let text = Class::of(&[("bob".into(), silent)], &Points::default(), false).text(RUN);
     let row = text.lines().find(|l| l.starts_with("bob")).unwrap();
     let cells: Vec<&str> = row
         .split("  ")
@@ -640,11 +591,6 @@ fn a_row_names_its_language_and_failed_checks_and_no_sentence_counts_zero() {
 #[test]
 fn a_rows_error_follows_its_failures_and_the_text_cuts_it_at_72_characters() {
     let stale = CheckId::Rule(Rule::WriteStaleRejected);
-    let run = Run {
-        folder: "subs",
-        jobs: 1,
-        seconds: 0.0,
-    };
     let row_of = |failed: bool, error: &str| {
         let first = match failed {
             true => Verdict::Failed(a_failure(Rule::WriteStaleRejected)),
@@ -656,8 +602,8 @@ fn a_rows_error_follows_its_failures_and_the_text_cuts_it_at_72_characters() {
         ]);
         r.error = Some(error.to_owned());
         let class = Class::of(&[("ann".into(), r)], &Points::default(), false);
-        let text = class.text(run);
-        let markdown = class.markdown(run);
+        let text = class.text(RUN);
+        let markdown = class.markdown(RUN);
         let row = |view: &str| view.lines().find(|l| l.contains("ann")).unwrap().to_owned();
         (row(&text), row(&markdown))
     };
