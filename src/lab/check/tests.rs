@@ -738,14 +738,19 @@ fn a_path_it_fails(rule: Rule, mistake: Mistake) -> Script {
         .unwrap_or_else(|| panic!("{mistake:?} differs on no path of {rule}"))
 }
 
+/// The verdict on the first path of `rule` that `mistake` fails, of a program that answers one
+/// play of it with the mistake and the next ones right.
+fn unrepeated_verdict(rule: Rule, mistake: Mistake) -> Verdict {
+    let path = a_path_it_fails(rule, mistake);
+    let mut subject = OnePlayWrong::new(mistake, &path);
+    paths::path_verdict(rule, &path, &mut subject, Profile::default(), "").unwrap()
+}
+
 /// A difference on a rule's path that the next play does not repeat is not charged to that
 /// rule: it is left not judged, on the account of a program that does not start over.
 #[test]
 fn a_difference_that_does_not_repeat_on_a_rules_path_is_not_judged() {
-    let (rule, mistake) = (Rule::ExpiredNoRenew, Mistake::RenewExpired);
-    let path = a_path_it_fails(rule, mistake);
-    let mut subject = OnePlayWrong::new(mistake, &path);
-    let verdict = paths::path_verdict(rule, &path, &mut subject, Profile::default(), "").unwrap();
+    let verdict = unrepeated_verdict(Rule::ExpiredNoRenew, Mistake::RenewExpired);
     assert_eq!(
         verdict,
         Verdict::NotJudged {
@@ -759,10 +764,7 @@ fn a_difference_that_does_not_repeat_on_a_rules_path_is_not_judged() {
 /// answers that change between plays are what it is about.
 #[test]
 fn a_difference_that_does_not_repeat_on_new_starts_overs_path_fails_it() {
-    let (rule, mistake) = (Rule::NewStartsOver, Mistake::KeepsCounterAcrossNew);
-    let path = a_path_it_fails(rule, mistake);
-    let mut subject = OnePlayWrong::new(mistake, &path);
-    let verdict = paths::path_verdict(rule, &path, &mut subject, Profile::default(), "").unwrap();
+    let verdict = unrepeated_verdict(Rule::NewStartsOver, Mistake::KeepsCounterAcrossNew);
     let Verdict::Failed(f) = verdict else {
         panic!("{verdict:?}");
     };
