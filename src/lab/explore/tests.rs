@@ -853,3 +853,11 @@ fn each_step_is_offered_one_value_simpler() {
     ];
     assert_eq!(changes, expected);
 }
+
+/// A clock move under half a second has no whole seconds to be made: 0 s is no move.
+#[test]
+fn a_clock_move_under_half_a_second_is_not_made_zero() {
+    let script = Script::new(Some(10.0), Some(1), vec![Step::Advance(0.25)]);
+    let moves: Vec<Vec<Step>> = simpler(&script).into_iter().map(|s| s.steps).collect();
+    assert!(!moves.contains(&vec![Step::Advance(0.0)]), "{moves:?}");
+}
