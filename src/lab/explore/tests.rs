@@ -733,6 +733,42 @@ fn a_lease_is_simplified_to_the_lessons_then_to_whole_seconds() {
     assert_eq!(other_leases(0.25), Vec::<f64>::new());
 }
 
+/// A lease other than the lesson's is also offered as 10 s with every clock move scaled with it,
+/// where the scaled moves stay on the grid: 0.5 s with moves of 0.25 s and 0.125 s reads as 10 s
+/// with 5 s and 2.5 s; 3 s with a move of 1 s would need 3.33 s, so only the lease goes to 10 s.
+#[test]
+fn a_lease_is_offered_as_the_lessons_with_its_clock_moves_scaled() {
+    let script = |lease, by, offset| {
+        Script::new(
+            Some(lease),
+            Some(1),
+            vec![
+                Step::Acquire {
+                    name: "file",
+                    client: "client-1",
+                },
+                Step::Advance(by),
+                Step::ToExpiry { offset },
+            ],
+        )
+    };
+    let with_lessons_lease = |s: &Script| -> Vec<Vec<Step>> {
+        simpler(s)
+            .into_iter()
+            .filter(|c| c.lease_seconds == Some(10.0))
+            .map(|c| c.steps)
+            .collect()
+    };
+    assert_eq!(
+        with_lessons_lease(&script(0.5, 0.25, 0.125)),
+        [script(0.5, 0.25, 0.125).steps, script(10.0, 5.0, 2.5).steps]
+    );
+    assert_eq!(
+        with_lessons_lease(&script(3.0, 1.0, 0.0)),
+        [script(3.0, 1.0, 0.0).steps]
+    );
+}
+
 /// A token written as a number is made 1, half of it and one less, everywhere it is written,
 /// then 1 in one write at a time; a token of 1 is as small as a token gets.
 #[test]
