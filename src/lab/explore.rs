@@ -391,9 +391,13 @@ fn exhaustive_script(letters: &[Step], length: u32, n: u64) -> Script {
 }
 
 /// The calls a chaos run made, up to the one that differs, as a script the shrinker can work
-/// on: clock settings become moves, tokens their numbers, and each write's value one of a few
-/// (chaos never reads a value back, so which one is shown decides nothing). `None` where a call
-/// has no step of its own (a name the scripts do not know).
+/// on: clock settings become moves, tokens are named by role where one gives the number sent
+/// (the client's own, ...) and are their numbers otherwise, and each write's value is one of a
+/// few (chaos never reads a value back, so which one is shown decides nothing). `None` where a
+/// call has no step of its own (a name the scripts do not know).
+///
+/// A token named by role stays the client's own when the shrinker removes the grants before
+/// it; as a number it would name a grant that no longer comes, and no earlier call could go.
 pub fn script_of(
     played: &[super::script::Played],
     lease_seconds: f64,
@@ -410,18 +414,23 @@ pub fn script_of(
     let mut steps = Vec::new();
     let mut now = 0.0;
     let mut writes = 0;
+    // The seed planned along, as the script will be played: the grants the roles are read from.
+    let mut planner = Planner::new();
+    planner.answer(&Request::New {
+        lease_seconds: Some(lease_seconds),
+        first_token: Some(first_token),
+    });
     for p in played {
         let step = match &p.request {
             Request::Hello => continue,
             Request::New { .. } if steps.is_empty() => continue,
             Request::New { .. } => return None,
-            &Request::Clock { now: to } => {
-                if to > now {
-                    steps.push(Step::Advance(to - now));
-                    now = to;
-                }
-                continue;
+            &Request::Clock { now: to } if to > now => {
+                let by = to - now;
+                now = to;
+                Step::Advance(by)
             }
+            Request::Clock { .. } => continue,
             Request::Acquire { name, client_id } => Step::Acquire {
                 name: known(name)?,
                 client: known(client_id)?,
@@ -456,6 +465,10 @@ pub fn script_of(
             Request::Read { key } => Step::Read { key: known(key)? },
             Request::HighestToken { key } => Step::Highest { key: known(key)? },
         };
+        let step = planner.by_role(step);
+        if let Some(request) = planner.request(&step) {
+            planner.answer(&request);
+        }
         steps.push(step);
     }
     Some(Script::new(Some(lease_seconds), Some(first_token), steps))

@@ -1,10 +1,11 @@
-//! The candidates one value simpler than a script (lease, first token, tokens, clock moves,
-//! names and clients), simplest first, for the shrinker to try.
+//! The candidates one value simpler than a script (two clock moves in a row as one, then lease,
+//! first token, tokens, clock moves, names and clients), simplest first, for the shrinker to try.
 
 use crate::lab::script::{plan, Script, Step, TokenOf};
 use crate::lab::wire::Request;
 
-/// Every script one value simpler than `script`, simplest change first.
+/// Every script one value simpler than `script`, simplest change first: two clock moves in a
+/// row made one (the same times, a step fewer), then one value at a time.
 pub(super) fn simpler(script: &Script) -> Vec<Script> {
     let mut out = Vec::new();
     let with = |f: &dyn Fn(&mut Script)| {
@@ -12,6 +13,18 @@ pub(super) fn simpler(script: &Script) -> Vec<Script> {
         f(&mut s);
         s
     };
+    // A chaos run moves the clock between most calls; no single move can go without moving
+    // every call after it, but two in a row can be one.
+    for i in 1..script.steps.len() {
+        let merged = match (&script.steps[i - 1], &script.steps[i]) {
+            (Step::Advance(a), Step::Advance(b)) => Step::Advance(a + b),
+            (Step::ToExpiry { offset }, Step::Advance(b)) => Step::ToExpiry { offset: offset + b },
+            _ => continue,
+        };
+        out.push(with(&|s| {
+            s.steps.splice(i - 1..=i, [merged.clone()]);
+        }));
+    }
     if script.lease_seconds.is_some_and(|l| l != 10.0) {
         out.push(with(&|s| s.lease_seconds = Some(10.0)));
         if let Some(l) = script

@@ -573,6 +573,85 @@ fn a_chaos_runs_calls_become_a_script_of_the_same_calls() {
     assert_eq!(script_of(&renewed, 10.0, 1), None);
 }
 
+/// A chaos run's tokens are named by the role that gives the number sent, the client's own
+/// first, as the seed grants them when the script plays; a number no role gives stays a number.
+/// So the shrinker can take away the grants before a call and the call still sends its own token.
+#[test]
+fn a_chaos_runs_tokens_are_named_by_role_where_one_gives_the_number() {
+    let played = |request: Request| crate::lab::script::Played {
+        now: 0.0,
+        request,
+        got: Reply::Done,
+    };
+    let acquire = |client: &str| {
+        played(Request::Acquire {
+            name: "file".into(),
+            client_id: client.into(),
+        })
+    };
+    let release = |client: &str, token| {
+        played(Request::Release {
+            name: "file".into(),
+            client_id: client.into(),
+            token,
+        })
+    };
+    let write = |token| {
+        played(Request::Write {
+            key: "file".into(),
+            value: "chaos value".into(),
+            token,
+        })
+    };
+    let calls = vec![
+        acquire("client-1"),
+        release("client-1", 5),
+        release("client-1", 5),
+        played(Request::Clock { now: 12.0 }),
+        acquire("client-2"),
+        write(6),
+        write(5),
+        release("client-1", 6),
+        release("client-2", 5),
+        played(Request::Clock { now: 24.0 }),
+        acquire("client-1"),
+        release("client-1", 5),
+        write(9),
+    ];
+    let script = script_of(&calls, 10.0, 5).expect("every name is known");
+    let tokens: Vec<TokenOf> = script
+        .steps
+        .iter()
+        .filter_map(|step| match step {
+            Step::Release { token, .. } | Step::Write { token, .. } => Some(*token),
+            _ => None,
+        })
+        .collect();
+    use TokenOf::*;
+    assert_eq!(
+        tokens,
+        [
+            Own,
+            Own,
+            Own,
+            Previous,
+            Holders,
+            Previous,
+            OwnEarlier,
+            Exactly(9)
+        ]
+    );
+    // Played, the script sends the very tokens the chaos run sent.
+    let sent: Vec<u64> = plan(&script)
+        .iter()
+        .filter_map(|call| match call.request {
+            Request::Release { token, .. } | Request::Write { token, .. } => Some(token),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sent, [5, 5, 6, 5, 6, 5, 5, 9]);
+}
+
 /// The tree walk keeps exactly the scripts the plain way keeps: every script of the length in
 /// counting order, each kept where its requests were not made by a script before it.
 #[test]
@@ -688,26 +767,30 @@ fn a_shrink_stops_at_its_bound_of_plays() {
 }
 
 /// Simplifying values stops at the bound of plays too: a program that differs only with all its
-/// calls makes every removal fail (about 60 plays) and lets each of 30 clock moves be made a
-/// second, one a play, against a bound of 75.
+/// calls makes every removal fail (about 100 plays) and lets each of 30 clock moves (a holder
+/// after each, so that no two are made one) be made a second, one a play, against a bound of 110.
 #[test]
 fn simplifying_stops_at_the_bound_of_plays() {
-    let mut steps = vec![Step::Advance(3.0); 30];
-    steps.push(Step::Holder { name: "file" });
+    let steps = [Step::Advance(3.0), Step::Holder { name: "file" }]
+        .iter()
+        .cycle()
+        .take(60)
+        .cloned()
+        .collect();
     let script = Script::new(Some(10.0), Some(1), steps);
-    // `new`, 30 clock moves and `holder`.
-    let mut program = HoldsTheShrink::new(33, false);
+    // `new`, and 30 clock moves each with its `holder`.
+    let mut program = HoldsTheShrink::new(62, false);
     let profile = Profile::default();
     let found = play(&script, Scope::All, &mut program, profile)
         .unwrap()
         .unwrap();
     let any = |_: &Mismatch| true;
     let shrunk =
-        shrinking::shrink_within(75, script, found, Scope::All, &any, &mut program, profile);
+        shrinking::shrink_within(110, script, found, Scope::All, &any, &mut program, profile);
     let Shrunk::Minimal(script, _) = shrunk.unwrap() else {
         panic!("it differs on every play with all its calls");
     };
-    assert_eq!(program.plays, 1 + 75);
+    assert_eq!(program.plays, 1 + 110);
     let made_a_second = script
         .steps
         .iter()
@@ -888,6 +971,51 @@ fn each_step_is_offered_one_value_simpler() {
         "5: Release { name: \"log\", client: \"client-2\", token: Exactly(5) }",
     ];
     assert_eq!(changes, expected);
+}
+
+/// Two clock moves in a row are offered as one, first of all: the same times with a step fewer,
+/// which a chaos run's many small moves need (no one of them can go alone). A move to an expiry
+/// takes the move after it into its offset; a move before it is not its to take.
+#[test]
+fn two_clock_moves_in_a_row_are_offered_as_one_first() {
+    let holder = Step::Holder { name: "file" };
+    let script = Script::new(
+        Some(10.0),
+        Some(1),
+        vec![
+            Step::Advance(0.5),
+            Step::Advance(0.25),
+            holder.clone(),
+            Step::ToExpiry { offset: 0.125 },
+            Step::Advance(0.375),
+            Step::Advance(2.0),
+            Step::ToExpiry { offset: 0.0 },
+        ],
+    );
+    let firsts: Vec<Vec<Step>> = simpler(&script)
+        .into_iter()
+        .take(4)
+        .map(|s| s.steps)
+        .collect();
+    let with = |i: usize, merged: Step| {
+        let mut steps = script.steps.clone();
+        steps.splice(i..=i + 1, [merged]);
+        steps
+    };
+    assert_eq!(
+        firsts,
+        [
+            with(0, Step::Advance(0.75)),
+            with(3, Step::ToExpiry { offset: 0.5 }),
+            with(4, Step::Advance(2.375)),
+            // Then the values, one at a time: the first move made whole seconds.
+            {
+                let mut steps = script.steps.clone();
+                steps[0] = Step::Advance(1.0);
+                steps
+            },
+        ]
+    );
 }
 
 /// A clock move under half a second has no whole seconds to be made: 0 s is no move.

@@ -105,6 +105,27 @@ pub(super) fn resolve(step: &Step, now: f64, grants: &Grants) -> Option<Request>
     })
 }
 
+/// The roles a token can be named by, most telling first.
+const ROLES: [TokenOf; 5] = [
+    TokenOf::Own,
+    TokenOf::OwnEarlier,
+    TokenOf::Holders,
+    TokenOf::Latest,
+    TokenOf::Previous,
+];
+
+/// `step` sending `token` instead, if it sends one.
+fn with_token(step: &Step, token: TokenOf) -> Option<Step> {
+    let mut step = step.clone();
+    match &mut step {
+        Step::Renew { token: t, .. }
+        | Step::Release { token: t, .. }
+        | Step::Write { token: t, .. } => *t = token,
+        _ => return None,
+    }
+    Some(step)
+}
+
 /// Times stay on a millisecond grid, as the reference and every language add them alike.
 pub(super) fn round_ms(t: f64) -> f64 {
     (t * 1000.0).round() / 1000.0
@@ -132,6 +153,19 @@ impl Planner {
     /// The request `step` makes now, if it makes one (a renew with no grant to name makes none).
     pub fn request(&self, step: &Step) -> Option<Request> {
         resolve(step, self.now, &self.grants)
+    }
+
+    /// `step` with the token it sends named by the first role that gives the same number now (the
+    /// client's own, its earlier, the holder's, the latest, the one before), or as it is: a chaos
+    /// run's calls made a script then keep their meaning when the shrinker takes away the grants
+    /// before them.
+    pub fn by_role(&self, step: Step) -> Step {
+        let sent = self.request(&step);
+        ROLES
+            .into_iter()
+            .filter_map(|role| with_token(&step, role))
+            .find(|candidate| self.request(candidate) == sent)
+            .unwrap_or(step)
     }
 
     /// The seed's decision on `request`, with the facts it rested on.
