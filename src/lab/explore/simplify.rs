@@ -250,7 +250,7 @@ fn shift_tokens(script: &mut Script, from: u64, to: u64) {
 fn scaled_to_lesson_lease(script: &Script) -> Option<Script> {
     let lease = script.lease_seconds.filter(|&l| l != 10.0)?;
     let factor = 10.0 / lease;
-    let on_grid = |x: f64| (x / crate::lab::rules::GRID).fract() == 0.0;
+    // The scaled moves must stay on the grid the scripts' clocks keep (`on_the_grid`).
     let mut scaled = script.clone();
     scaled.lease_seconds = Some(10.0);
     for step in &mut scaled.steps {
@@ -262,7 +262,7 @@ fn scaled_to_lesson_lease(script: &Script) -> Option<Script> {
         let (Step::Advance(x) | Step::ToExpiry { offset: x }) = step else {
             unreachable!("only clock moves are scaled")
         };
-        if !x.is_finite() || !on_grid(*x) {
+        if !x.is_finite() || !on_the_grid(*x) {
             return None;
         }
     }
@@ -350,4 +350,9 @@ fn simpler_name(name: &str) -> Option<&'static str> {
 
 fn simpler_client(client: &str) -> Option<&'static str> {
     (client != "client-1").then_some("client-1")
+}
+
+/// Whether a clock move lies on the scripts' grid of 1/8 s.
+fn on_the_grid(x: f64) -> bool {
+    (x / crate::lab::rules::GRID).fract() == 0.0
 }

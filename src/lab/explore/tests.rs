@@ -1018,6 +1018,47 @@ fn two_clock_moves_in_a_row_are_offered_as_one_first() {
     );
 }
 
+/// A lock or key name is offered renamed `file` everywhere it is used, and the clients numbered
+/// in the order they first appear, whichever calls name them: a rename of one call alone would
+/// break the calls that follow it.
+#[test]
+fn a_name_and_a_client_are_renamed_everywhere_they_are_used() {
+    let calls = |name, client| {
+        vec![
+            Step::Acquire { name, client },
+            Step::Renew {
+                name,
+                client,
+                token: TokenOf::Own,
+            },
+            Step::Release {
+                name,
+                client,
+                token: TokenOf::Own,
+            },
+            Step::Holder { name },
+        ]
+    };
+    let offered = |steps: Vec<Step>| -> Vec<Vec<Step>> {
+        let script = Script::new(Some(10.0), Some(1), steps);
+        simpler(&script).into_iter().map(|s| s.steps).collect()
+    };
+    let lock_calls = offered(calls("log", "client-2"));
+    assert!(
+        lock_calls.contains(&calls("file", "client-2")),
+        "{lock_calls:?}"
+    );
+    assert!(
+        lock_calls.contains(&calls("log", "client-1")),
+        "{lock_calls:?}"
+    );
+    let holders = [
+        Step::Holder { name: "other" },
+        Step::Holder { name: "other" },
+    ];
+    assert!(offered(holders.to_vec()).contains(&vec![Step::Holder { name: "file" }; 2]));
+}
+
 /// A clock move under half a second has no whole seconds to be made: 0 s is no move.
 #[test]
 fn a_clock_move_under_half_a_second_is_not_made_zero() {
