@@ -1057,6 +1057,14 @@ fn a_name_and_a_client_are_renamed_everywhere_they_are_used() {
         Step::Holder { name: "other" },
     ];
     assert!(offered(holders.to_vec()).contains(&vec![Step::Holder { name: "file" }; 2]));
+    // Where `file` is in use already, another name is not made it: two locks would become one.
+    let two_locks = [
+        holders[0].clone(),
+        holders[1].clone(),
+        Step::Holder { name: "file" },
+    ];
+    let merged = vec![Step::Holder { name: "file" }; 3];
+    assert!(!offered(two_locks.to_vec()).contains(&merged));
 }
 
 /// A clock move under half a second has no whole seconds to be made: 0 s is no move.

@@ -184,6 +184,17 @@ fn renews_and_releases_the_seed_refuses_are_charged_by_why_it_refused() {
         PLAIN,
     );
     assert_eq!(rule_of(d), Some(Rule::RenewKeepsToken));
+    // A renew after the holder's own release, let through: the release freed nothing.
+    let released = [acquire("client-1"), release("client-1", 1)];
+    let d = charge(
+        Some(10.0),
+        &released,
+        renew("client-1", 1),
+        lease(1, 10.0),
+        Some(10.0),
+        PLAIN,
+    );
+    assert_eq!(rule_of(d), Some(Rule::ReleaseFrees));
 }
 
 #[test]
@@ -213,6 +224,28 @@ fn writes_are_charged_to_the_storage_rule_they_break() {
     assert_eq!(
         rule_of(at(&[write("log", 5), write("file", 1)], 2, refused())),
         Some(Rule::PerKey)
+    );
+    // An equal token refused while another key holds a higher one: per key, unless the
+    // experiment saw this storage refuse equal tokens on their own.
+    let equal = [write("log", 5), write("file", 2)];
+    assert_eq!(rule_of(at(&equal, 2, refused())), Some(Rule::PerKey));
+    let strict = Profile {
+        equal_refused_alone: true,
+        ..PLAIN
+    };
+    let d = charge(
+        Some(10.0),
+        &equal,
+        write("file", 2),
+        refused(),
+        None,
+        strict,
+    );
+    assert_eq!(rule_of(d), Some(Rule::WriteEqualToken));
+    // A new key refused at a token no lower than any other key's: nothing says per key.
+    assert_eq!(
+        rule_of(at(&[write("log", 2)], 2, refused())),
+        Some(Rule::WriteAccepts)
     );
     let d = at(&[write("file", 2)], 1, ok.clone()).unwrap();
     assert_eq!(d.rule, Rule::WriteStaleRejected);
