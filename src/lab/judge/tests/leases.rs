@@ -103,6 +103,15 @@ fn a_disagreement_on_liveness_is_charged_to_its_most_specific_cause() {
         at(10.0, Reply::Lease(None), Some(11.0), PLAIN),
         Some(Rule::LeaseLive)
     );
+    // A program whose leases never end is charged the call's own rule, at the boundary too.
+    let endless = Profile {
+        leases_never_end: true,
+        ..PLAIN
+    };
+    assert_eq!(
+        at(10.0, Reply::Lease(None), Some(10.0), endless),
+        Some(Rule::LeaseLive)
+    );
     // A clock not followed explains every disagreement on time.
     let clockless = Profile {
         clock_ignored: true,
@@ -143,6 +152,23 @@ fn a_disagreement_on_liveness_is_charged_to_its_most_specific_cause() {
         PLAIN,
     );
     assert_eq!(rule_of(d), Some(Rule::LeaseLive));
+    // Live only because of the renew, which the student reported right, yet granted to
+    // another: it did not keep the renew.
+    let by_renew = [
+        acquire("client-1"),
+        clock(4.0),
+        renew("client-1", 1),
+        clock(12.0),
+    ];
+    let d = charge(
+        Some(10.0),
+        &by_renew,
+        acquire("client-2"),
+        lease(2, 22.0),
+        Some(14.0),
+        PLAIN,
+    );
+    assert_eq!(rule_of(d), Some(Rule::RenewExtendsFromNow));
 }
 
 /// Whether a lease is live after a release, as the student disagrees: the release first.

@@ -60,6 +60,18 @@ fn what_a_lease_says_of_itself_is_judged_where_it_says_it() {
         d.unwrap().expected.split(';').next(),
         Some("the lease says it was granted at null")
     );
+    let d = charge(
+        Some(10.0),
+        &at_2,
+        acquire("client-1"),
+        says(json!("file"), json!("client-1"), json!(3.0)),
+        None,
+        PLAIN,
+    );
+    assert_eq!(
+        d.unwrap().expected.split(';').next(),
+        Some("the lease says it was granted at 3.0")
+    );
     // A renew keeps the caller's lease; its grant time is not judged.
     let renewing = [acquire("client-1"), clock(4.0)];
     let renewed = |client: Value| {
@@ -307,6 +319,11 @@ fn observers_are_charged_to_the_rule_their_answer_breaks() {
     let at = |setup: &[Request], request: Request, got: Reply| {
         rule_of(charge(Some(10.0), setup, request, got, None, PLAIN))
     };
+    // A zero is the never-written answer, even where another key's highest is 0 too.
+    assert_eq!(
+        at(&[write("file", 0)], highest("log"), Reply::Token(Some(0))),
+        Some(Rule::NeverWritten)
+    );
     let five = [write("file", 5)];
     assert_eq!(
         at(&five, highest("log"), Reply::Token(Some(0))),
