@@ -295,6 +295,17 @@ fn a_renew_by_the_students_own_wrong_length_is_the_lease_lengths_fault() {
         rule_of(judge(&request, &d, &lease(1, 21.0), &cx)),
         Some(Rule::RenewExtendsFromNow)
     );
+    // Later, the lock that lease still holds in the student's account: the length's fault too.
+    let mut seen = Seen::default();
+    seen.note(&acquire("client-1"), &lease(1, 11.0), 0.0);
+    seen.note(&request, &lease(1, 15.0), 4.0);
+    let cx = Context { seen: &seen, ..cx };
+    let setup = [acquire("client-1"), clock(4.0), request, clock(14.5)];
+    let d = decision(Some(10.0), &setup, &acquire("client-2"));
+    assert_eq!(
+        rule_of(judge(&acquire("client-2"), &d, &Reply::Lease(None), &cx)),
+        Some(Rule::LeaseLive)
+    );
 }
 
 /// A lock the student finds free after a release the seed refused: the sentence names the

@@ -46,6 +46,43 @@ fn a_grants_token_is_charged_to_the_counter_rule_it_breaks() {
     // After a renew, a token too high: the renew used one.
     let renewed = [acquire("client-1"), renew("client-1", 1), clock(30.0)];
     assert_eq!(at(&renewed, 3, Some(10.0)), Some(Rule::RenewKeepsToken));
+    // Tokens used up counted against each kind of call: two used, two renews and one refused
+    // acquire since the last grant, so the renews (a difference, not a ratio, of the tokens).
+    let both = [
+        acquire("client-1"),
+        clock(30.0),
+        acquire("client-1"),
+        acquire("client-2"),
+        renew("client-1", 2),
+        renew("client-1", 2),
+        clock(60.0),
+    ];
+    assert_eq!(at(&both, 5, Some(10.0)), Some(Rule::RenewKeepsToken));
+    // One used, where the experiment saw renews use tokens: the renews, whose count is not one.
+    let one_each = [
+        acquire("client-1"),
+        acquire("client-2"),
+        renew("client-1", 1),
+        renew("client-1", 1),
+        clock(30.0),
+    ];
+    assert_eq!(
+        at(&one_each, 3, Some(10.0)),
+        Some(Rule::RefusedAcquireNoToken)
+    );
+    let renews_use_tokens = Profile {
+        renew_uses_token: true,
+        ..PLAIN
+    };
+    let d = charge(
+        Some(10.0),
+        &one_each,
+        acquire("client-3"),
+        lease_reply(3),
+        None,
+        renews_use_tokens,
+    );
+    assert_eq!(rule_of(d), Some(Rule::RenewKeepsToken));
     // A token handed out again, or a number skipped with nothing to explain it.
     let granted = [acquire("client-1"), clock(30.0)];
     assert_eq!(at(&granted, 1, Some(10.0)), Some(Rule::OneCounter));
