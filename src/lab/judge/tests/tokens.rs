@@ -83,6 +83,30 @@ fn a_grants_token_is_charged_to_the_counter_rule_it_breaks() {
         renews_use_tokens,
     );
     assert_eq!(rule_of(d), Some(Rule::RenewKeepsToken));
+    // ... but with no renew since the last grant, the refused acquire, as if nothing were seen.
+    let d = charge(
+        Some(10.0),
+        &refused_one,
+        acquire("client-3"),
+        lease_reply(3),
+        None,
+        renews_use_tokens,
+    );
+    assert_eq!(rule_of(d), Some(Rule::RefusedAcquireNoToken));
+    // Nine used, two refused acquires and three renews: nine is a multiple of the renews' count
+    // only.
+    let mut nine = vec![
+        acquire("client-1"),
+        acquire("client-2"),
+        acquire("client-3"),
+    ];
+    nine.extend([
+        renew("client-1", 1),
+        renew("client-1", 1),
+        renew("client-1", 1),
+    ]);
+    nine.push(clock(30.0));
+    assert_eq!(at(&nine, 11, Some(10.0)), Some(Rule::RenewKeepsToken));
     // A token handed out again, or a number skipped with nothing to explain it.
     let granted = [acquire("client-1"), clock(30.0)];
     assert_eq!(at(&granted, 1, Some(10.0)), Some(Rule::OneCounter));
