@@ -135,7 +135,8 @@ pub(super) fn token_rule(decision: &Decision, have: u64, want: u64, cx: &Context
         .or_else(|| {
             suspects
                 .iter()
-                .find(|(n, _)| *n > 0 && used.is_multiple_of(*n))
+                // No count of 0 divides it: `used` is at least 1.
+                .find(|(n, _)| used.is_multiple_of(*n))
         })
         .or_else(|| suspects.iter().find(|(n, _)| *n > 0))
         .map_or(Rule::OneCounter, |(_, rule)| *rule)

@@ -107,6 +107,36 @@ fn a_grants_token_is_charged_to_the_counter_rule_it_breaks() {
     ]);
     nine.push(clock(30.0));
     assert_eq!(at(&nine, 11, Some(10.0)), Some(Rule::RenewKeepsToken));
+    // Three used and two refused acquires: no count fits, so the first kind of call made.
+    let two_refused = [
+        acquire("client-1"),
+        acquire("client-2"),
+        acquire("client-3"),
+        clock(30.0),
+    ];
+    assert_eq!(
+        at(&two_refused, 5, Some(10.0)),
+        Some(Rule::RefusedAcquireNoToken)
+    );
+    // The reason names what could have used a token: a refused acquire first, else a renew.
+    let expected = |setup: &[Request]| {
+        let d = charge(
+            Some(10.0),
+            setup,
+            acquire("client-3"),
+            lease_reply(9),
+            None,
+            PLAIN,
+        );
+        d.unwrap().expected
+    };
+    let counter = "the seed gives token 2: one counter for the whole service: the next integer \
+                   after the last grant";
+    assert_eq!(expected(&[acquire("client-1"), clock(30.0)]), counter);
+    assert_eq!(
+        expected(&renewed),
+        format!("{counter} (a renew keeps its token and uses none)")
+    );
     // A token handed out again, or a number skipped with nothing to explain it.
     let granted = [acquire("client-1"), clock(30.0)];
     assert_eq!(at(&granted, 1, Some(10.0)), Some(Rule::OneCounter));
