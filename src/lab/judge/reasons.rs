@@ -41,10 +41,10 @@ pub(super) fn free_because(facts: &LockFacts) -> String {
     }
 }
 
-/// Why the seed finds the lock held.
+/// Why the seed finds the lock held (asked only where it does: its latest lease is live).
 pub(super) fn held_because(facts: &LockFacts) -> String {
     match &facts.latest {
-        Some(g) if facts.state == LockState::Live => {
+        Some(g) => {
             let mut why = format!(
                 "{} holds the live lease token {} until {}",
                 g.client,

@@ -185,7 +185,13 @@ fn a_disagreement_on_liveness_after_a_release_is_charged_to_the_release() {
         Some(10.0),
         PLAIN,
     );
-    assert_eq!(rule_of(d), Some(Rule::ReleaseFrees));
+    let d = d.unwrap();
+    assert_eq!(d.rule, Rule::ReleaseFrees);
+    assert!(
+        d.expected.ends_with(": client-1 released token 1"),
+        "{}",
+        d.expected
+    );
     // Someone else's release, refused by the seed, and the student finds the lock free.
     let late = [acquire("client-1"), release("client-3", 1)];
     let d = charge(
