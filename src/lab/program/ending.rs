@@ -50,3 +50,30 @@ pub(super) fn signal_name(signal: i32) -> String {
     };
     format!("signal {signal}, {name}")
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// Every signal named is named by its number on this system, and any other by its number.
+    #[test]
+    fn each_signal_is_named_as_its_constant() {
+        let named = [
+            (libc::SIGHUP, "SIGHUP"),
+            (libc::SIGINT, "SIGINT"),
+            (libc::SIGQUIT, "SIGQUIT"),
+            (libc::SIGILL, "SIGILL"),
+            (libc::SIGABRT, "SIGABRT (an abort)"),
+            (libc::SIGBUS, "SIGBUS"),
+            (libc::SIGFPE, "SIGFPE (an arithmetic error)"),
+            (libc::SIGKILL, "SIGKILL"),
+            (libc::SIGSEGV, "SIGSEGV (a segmentation fault)"),
+            (libc::SIGPIPE, "SIGPIPE"),
+            (libc::SIGTERM, "SIGTERM"),
+        ];
+        for (signal, name) in named {
+            assert_eq!(signal_name(signal), format!("signal {signal}, {name}"));
+        }
+        assert_eq!(signal_name(64), "signal 64");
+    }
+}
