@@ -5,16 +5,18 @@ use super::*;
 /// A wrong token is charged by what the counter did since the last grant.
 #[test]
 fn a_grants_token_is_charged_to_the_counter_rule_it_breaks() {
-    let at = |setup: &[Request], have: u64, lease: Option<f64>| {
+    // client-3's grant with token `have`, judged under `profile`.
+    let judged = |profile: Profile, setup: &[Request], have: u64, lease: Option<f64>| {
         rule_of(charge(
             lease,
             setup,
             acquire("client-3"),
             lease_reply(have),
             None,
-            PLAIN,
+            profile,
         ))
     };
+    let at = |setup: &[Request], have: u64, lease: Option<f64>| judged(PLAIN, setup, have, lease);
     fn lease_reply(token: u64) -> Reply {
         Reply::Lease(Some(LeaseReply::new(token, None)))
     }
@@ -74,25 +76,15 @@ fn a_grants_token_is_charged_to_the_counter_rule_it_breaks() {
         renew_uses_token: true,
         ..PLAIN
     };
-    let d = charge(
-        Some(10.0),
-        &one_each,
-        acquire("client-3"),
-        lease_reply(3),
-        None,
-        renews_use_tokens,
+    assert_eq!(
+        judged(renews_use_tokens, &one_each, 3, Some(10.0)),
+        Some(Rule::RenewKeepsToken)
     );
-    assert_eq!(rule_of(d), Some(Rule::RenewKeepsToken));
     // ... but with no renew since the last grant, the refused acquire, as if nothing were seen.
-    let d = charge(
-        Some(10.0),
-        &refused_one,
-        acquire("client-3"),
-        lease_reply(3),
-        None,
-        renews_use_tokens,
+    assert_eq!(
+        judged(renews_use_tokens, &refused_one, 3, Some(10.0)),
+        Some(Rule::RefusedAcquireNoToken)
     );
-    assert_eq!(rule_of(d), Some(Rule::RefusedAcquireNoToken));
     // Nine used, two refused acquires and three renews: nine is a multiple of the renews' count
     // only.
     let mut nine = vec![
