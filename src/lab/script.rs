@@ -135,6 +135,18 @@ pub enum Step {
     },
 }
 
+impl Step {
+    /// The token the step sends, if it sends one (a renew, a release or a write).
+    pub fn token_mut(&mut self) -> Option<&mut TokenOf> {
+        match self {
+            Step::Renew { token, .. } | Step::Release { token, .. } | Step::Write { token, .. } => {
+                Some(token)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// A script: the service's settings, then its steps.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Script {

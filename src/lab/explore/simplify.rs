@@ -111,37 +111,11 @@ fn tokens_as_numbers(script: &Script) -> Vec<Script> {
         let (Some(i), Some(token)) = (call.step, token_sent(&call.request)) else {
             continue;
         };
-        let exactly = |t: &TokenOf| *t != TokenOf::Exactly(token);
-        let replaced = match &script.steps[i] {
-            Step::Write {
-                key,
-                value,
-                token: t,
-            } if exactly(t) => Step::Write {
-                key,
-                value,
-                token: TokenOf::Exactly(token),
-            },
-            Step::Renew {
-                name,
-                client,
-                token: t,
-            } if exactly(t) => Step::Renew {
-                name,
-                client,
-                token: TokenOf::Exactly(token),
-            },
-            Step::Release {
-                name,
-                client,
-                token: t,
-            } if exactly(t) => Step::Release {
-                name,
-                client,
-                token: TokenOf::Exactly(token),
-            },
+        let mut replaced = script.steps[i].clone();
+        match replaced.token_mut() {
+            Some(t) if *t != TokenOf::Exactly(token) => *t = TokenOf::Exactly(token),
             _ => continue,
-        };
+        }
         out.push(with(&|s| s.steps[i] = replaced.clone()));
     }
     out
@@ -233,13 +207,9 @@ fn simpler_step(step: &Step) -> Vec<Step> {
 /// tokens move when the first token does.
 fn shift_tokens(script: &mut Script, from: u64, to: u64) {
     for step in &mut script.steps {
-        if let Step::Write { token, .. } | Step::Renew { token, .. } | Step::Release { token, .. } =
-            step
-        {
-            if let TokenOf::Exactly(t) = token {
-                if *t >= from {
-                    *t = *t - from + to;
-                }
+        if let Some(TokenOf::Exactly(t)) = step.token_mut() {
+            if *t >= from {
+                *t = *t - from + to;
             }
         }
     }

@@ -488,15 +488,19 @@ fn a_token_read_from_grants_becomes_its_number_and_the_grants_go() {
     );
 }
 
+/// A call a chaos run made at the start, answered `done` (`script_of` reads only the calls).
+fn played(request: Request) -> crate::lab::script::Played {
+    crate::lab::script::Played {
+        now: 0.0,
+        request,
+        got: Reply::Done,
+    }
+}
+
 /// A chaos run's calls become a script of the same calls: names kept, clock settings made
 /// moves, tokens their numbers, values one of a few; a name scripts do not know makes none.
 #[test]
 fn a_chaos_runs_calls_become_a_script_of_the_same_calls() {
-    let played = |request: Request| crate::lab::script::Played {
-        now: 0.0,
-        request,
-        got: Reply::Done,
-    };
     let s = |text: &str| text.to_owned();
     let calls = vec![
         played(Request::New {
@@ -578,11 +582,6 @@ fn a_chaos_runs_calls_become_a_script_of_the_same_calls() {
 /// So the shrinker can take away the grants before a call and the call still sends its own token.
 #[test]
 fn a_chaos_runs_tokens_are_named_by_role_where_one_gives_the_number() {
-    let played = |request: Request| crate::lab::script::Played {
-        now: 0.0,
-        request,
-        got: Reply::Done,
-    };
     let acquire = |client: &str| {
         played(Request::Acquire {
             name: "file".into(),

@@ -117,12 +117,7 @@ const ROLES: [TokenOf; 5] = [
 /// `step` sending `token` instead, if it sends one.
 fn with_token(step: &Step, token: TokenOf) -> Option<Step> {
     let mut step = step.clone();
-    match &mut step {
-        Step::Renew { token: t, .. }
-        | Step::Release { token: t, .. }
-        | Step::Write { token: t, .. } => *t = token,
-        _ => return None,
-    }
+    *step.token_mut()? = token;
     Some(step)
 }
 
