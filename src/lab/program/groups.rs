@@ -36,3 +36,39 @@ fn kill_group(pid: u32) {
         }
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    fn is_live(pid: u32) -> bool {
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&pid)
+    }
+
+    /// Stopping one program forgets that one only: a grade runs several at once, and a
+    /// Ctrl-C must still reach the others.
+    #[test]
+    fn stopping_one_program_keeps_the_others_to_stop() {
+        let spawn = || {
+            std::process::Command::new("sleep")
+                .arg("300")
+                .process_group(0)
+                .spawn()
+                .unwrap()
+        };
+        let (mut first, mut second) = (spawn(), spawn());
+        started(first.id());
+        started(second.id());
+        stopped(first.id());
+        let (first_live, second_live) = (is_live(first.id()), is_live(second.id()));
+        stopped(second.id());
+        first.wait().unwrap();
+        second.wait().unwrap();
+        assert!(!first_live, "a stopped program is forgotten");
+        assert!(second_live, "a program still running is kept");
+        assert!(!is_live(second.id()));
+    }
+}
