@@ -331,6 +331,26 @@ mod tests {
         let _ = child.wait();
     }
 
+    /// A read stops once the lines wanted have come, leaving the rest in the pipe: lines read
+    /// early would be stamped as read before the checker wanted them.
+    #[test]
+    fn reading_stops_once_the_lines_wanted_have_come() {
+        let mut child = Command::new("sh")
+            .args(["-c", "printf 'ab\\ncd\\n'"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut replies = Replies::new(child.stdout.take().unwrap()).unwrap();
+        child.wait().unwrap();
+        // Four bytes a read: the first brings "ab" whole and the start of "cd".
+        replies.chunk = vec![0; 4];
+        assert_eq!((replies.read_now(1), replies.reads), (1, 1));
+        assert!(matches!(replies.next(), Some(Arrived { line: Line::Text(t), .. }) if t == "ab"));
+        assert!(replies.next().is_none());
+        assert_eq!((replies.read_now(1), replies.reads), (1, 2));
+        assert!(matches!(replies.next(), Some(Arrived { line: Line::Text(t), .. }) if t == "cd"));
+    }
+
     /// Once the program has closed its stdin, what is sent goes nowhere and is not kept.
     #[test]
     fn a_closed_stdin_keeps_nothing_sent_after() {
