@@ -351,6 +351,22 @@ mod tests {
         assert!(matches!(replies.next(), Some(Arrived { line: Line::Text(t), .. }) if t == "cd"));
     }
 
+    /// One call reads at most `MOST_READS` times, line or no line: a program writing without
+    /// end cannot keep the checker reading.
+    #[test]
+    fn one_call_reads_at_most_so_many_times() {
+        let mut child = Command::new("sh")
+            .args(["-c", "printf '%040d\\n' 0"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut replies = Replies::new(child.stdout.take().unwrap()).unwrap();
+        child.wait().unwrap();
+        replies.chunk = vec![0; 1];
+        assert_eq!((replies.read_now(1), replies.reads), (0, MOST_READS as u64));
+        assert_eq!(replies.partial.len(), MOST_READS);
+    }
+
     /// Once the program has closed its stdin, what is sent goes nowhere and is not kept.
     #[test]
     fn a_closed_stdin_keeps_nothing_sent_after() {
