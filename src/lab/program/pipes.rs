@@ -367,6 +367,51 @@ mod tests {
         assert_eq!(replies.partial.len(), MOST_READS);
     }
 
+    fn replies_of(script: &str) -> Replies {
+        let mut child = Command::new("sh")
+            .args(["-c", script])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let replies = Replies::new(child.stdout.take().unwrap()).unwrap();
+        child.wait().unwrap();
+        replies
+    }
+
+    /// The end of the output comes as one `Closed`, counted, and reading is over.
+    #[test]
+    fn the_end_of_the_output_is_one_closed_line() {
+        let mut replies = replies_of("exit 0");
+        assert_eq!(replies.read_now(1), 1);
+        assert!(matches!(
+            replies.next(),
+            Some(Arrived {
+                line: Line::Closed,
+                ..
+            })
+        ));
+        assert!(replies.fd().is_none() && replies.next().is_none());
+    }
+
+    /// A stdout that cannot be read (here a directory put in the pipe's place) ends the reading
+    /// as its end would: waiting on it would wake at once, for ever.
+    #[test]
+    fn a_stdout_that_cannot_be_read_ends_the_reading() {
+        let mut replies = replies_of("exit 0");
+        let dir = std::fs::File::open("/").unwrap();
+        // SAFETY: dup2 onto a descriptor this test owns; no memory is touched.
+        assert!(unsafe { libc::dup2(dir.as_raw_fd(), replies.stdout.as_raw_fd()) } >= 0);
+        assert_eq!(replies.read_now(1), 1);
+        assert!(matches!(
+            replies.next(),
+            Some(Arrived {
+                line: Line::Closed,
+                ..
+            })
+        ));
+        assert!(replies.fd().is_none());
+    }
+
     /// Once the program has closed its stdin, what is sent goes nowhere and is not kept.
     #[test]
     fn a_closed_stdin_keeps_nothing_sent_after() {
