@@ -393,6 +393,16 @@ mod tests {
         assert!(replies.fd().is_none() && replies.next().is_none());
     }
 
+    /// Lines read and forgotten are gone: a program writing on at its end is read without
+    /// its lines piling up.
+    #[test]
+    fn forgotten_lines_are_gone() {
+        let mut replies = replies_of("printf 'a\\nb\\n'");
+        assert_eq!(replies.read_now(usize::MAX), 3);
+        replies.forget();
+        assert!(replies.next().is_none());
+    }
+
     /// A stdout that cannot be read (here a directory put in the pipe's place) ends the reading
     /// as its end would: waiting on it would wake at once, for ever.
     #[test]
