@@ -403,6 +403,34 @@ mod tests {
         assert!(replies.next().is_none());
     }
 
+    /// A line past `MAX_LINE` comes as one `TooLong`, counted, and reading is over.
+    #[test]
+    fn a_line_too_long_is_one_line_that_ends_the_reading() {
+        let mut replies = replies_of("exit 0");
+        assert_eq!(replies.split(&vec![b'a'; MAX_LINE + 1], Instant::now()), 1);
+        assert!(matches!(
+            replies.next(),
+            Some(Arrived {
+                line: Line::TooLong,
+                ..
+            })
+        ));
+        assert!(replies.fd().is_none());
+    }
+
+    /// Made non-blocking twice, a pipe stays non-blocking: the flag is set, never toggled.
+    #[test]
+    fn a_pipe_made_non_blocking_twice_stays_so() {
+        let (mut child, requests) = requests_to("exec sleep 5");
+        let fd = requests.stdin.as_ref().unwrap().as_raw_fd();
+        non_blocking(fd).unwrap();
+        // SAFETY: reading the status flags of a pipe this test owns.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        assert!(flags & libc::O_NONBLOCK != 0);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
     /// A stdout that cannot be read (here a directory put in the pipe's place) ends the reading
     /// as its end would: waiting on it would wake at once, for ever.
     #[test]
