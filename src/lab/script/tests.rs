@@ -277,6 +277,27 @@ fn a_repeated_script_is_played_twice_and_its_second_pass_compared_with_the_first
     assert_eq!(m.rule(), Rule::Holder);
 }
 
+/// A repeated script's second pass starts where `new` starts: at time 0, its clock moves
+/// made again from there.
+#[test]
+fn a_repeated_scripts_second_pass_starts_its_clock_at_zero() {
+    let s = Script {
+        repeat: true,
+        ..script(vec![acquire("file", "client-1"), Step::Advance(4.0)])
+    };
+    assert_eq!(
+        requests(&s),
+        [
+            "new LockService(clock, 10.0, 1)",
+            "acquire(file, client-1)",
+            "clock = 4.0",
+            "new LockService(clock, 10.0, 1)",
+            "acquire(file, client-1)",
+            "clock = 4.0",
+        ]
+    );
+}
+
 /// A named check reads past only what cannot change what it judges: a lease's own value (its
 /// expiry) of another rule, where the check is not about time. An observer's answer, or a
 /// differing grant or verdict, stops any check.
