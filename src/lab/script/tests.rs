@@ -238,6 +238,31 @@ fn a_renewed_lease_is_one_grant_not_two() {
     assert_eq!(mismatch_of(&s, Mistake::Correct), None);
 }
 
+/// A renewed lease stays one grant for its client too: the client's earlier token is still
+/// its previous lease's, not the renewed one's again.
+#[test]
+fn a_renewed_lease_leaves_the_clients_earlier_token_as_it_was() {
+    let s = script(vec![
+        acquire("file", "client-1"),
+        Step::Advance(10.0),
+        acquire("file", "client-1"),
+        Step::Renew {
+            name: "file",
+            client: "client-1",
+            token: TokenOf::Own,
+        },
+        Step::Renew {
+            name: "file",
+            client: "client-1",
+            token: TokenOf::OwnEarlier,
+        },
+    ]);
+    assert_eq!(
+        requests(&s)[4..],
+        ["renew(file, client-1, 2)", "renew(file, client-1, 1)"]
+    );
+}
+
 /// A repeated script plays its steps twice with a `new` between; the second pass must answer
 /// as the first did.
 #[test]
