@@ -25,7 +25,7 @@ pub fn repeat_differs(
     for call in &calls {
         let got = student.receive()?;
         played.push(Played {
-            now: call.decision.now,
+            now: shown_at(call),
             request: call.request.clone(),
             got,
         });
@@ -66,6 +66,17 @@ pub fn repeat_differs(
         calls,
         played,
     })
+}
+
+/// The time a played call is shown at: a clock move at the time it sets, a `new` at 0 (its
+/// clock starts there), any other call at the seed's time for it. Both passes of a repeated
+/// script and a judged script read it, so their transcripts agree.
+fn shown_at(call: &Call) -> f64 {
+    match call.request {
+        Request::Clock { now } => now,
+        Request::New { .. } => 0.0,
+        _ => call.decision.now,
+    }
 }
 
 /// A repeated script as played: where its second pass answered otherwise, and every call.
@@ -128,13 +139,8 @@ pub fn judge_replies(
             }
         }
         seen.note(&call.request, &got, call.decision.now);
-        let now = match call.request {
-            Request::Clock { now } => now,
-            Request::New { .. } => 0.0,
-            _ => call.decision.now,
-        };
         transcript.push(Played {
-            now,
+            now: shown_at(call),
             request: call.request.clone(),
             got,
         });

@@ -238,6 +238,28 @@ fn a_renewed_lease_is_one_grant_not_two() {
     assert_eq!(mismatch_of(&s, Mistake::Correct), None);
 }
 
+/// A repeated script's leak is shown as a judged script's difference is: the second `new` at
+/// 0, each clock move at the time it sets, and the steps played up to the one that differs.
+#[test]
+fn a_repeated_scripts_leak_is_shown_at_the_times_of_the_pass_it_is_in() {
+    let s = Script {
+        repeat: true,
+        ..script(vec![Step::Advance(4.0), acquire("file", "client-1")])
+    };
+    let mut student = Student::new(Mistake::KeepsCounterAcrossNew);
+    let leak = repeat_differs(&s, &mut student).unwrap().leak.unwrap();
+    assert_eq!(
+        leak.lines(),
+        [
+            "t=0.0    new LockService(clock, 10.0, 1) -> ok",
+            "t=4.0    acquire(file, client-1) -> lease token 1 (expires 14.0)",
+            "t=0.0    new LockService(clock, 10.0, 1) -> ok",
+            "t=4.0    acquire(file, client-1) -> lease token 2 (expires 14.0)",
+        ]
+    );
+    assert_eq!(leak.steps_played, 2);
+}
+
 /// A renewed lease stays one grant for its client too: the client's earlier token is still
 /// its previous lease's, not the renewed one's again.
 #[test]
