@@ -147,17 +147,11 @@ pub fn judge_replies(
         let Some(divergence) = divergence else {
             continue;
         };
-        if divergence.kind == Kind::Unclear {
-            // Float rounding decides here, not a rule: the script is judged up to this call.
-            return Ok(Some(Mismatch {
-                transcript,
-                divergence,
-                steps_played: call.step.map_or(0, |s| s + 1),
-            }));
-        }
         // A check of one rule reads past only what cannot change what it judges: a lease's own
         // value of another rule (its expiry), where the check is not about time. An observer's
-        // answer is what a check looks at, and a grant or verdict changes what follows.
+        // answer is what a check looks at, and a grant or verdict changes what follows. A
+        // difference float rounding decides (`Unclear`, never a `Value`) ends the script in
+        // every scope: it is judged up to this call, and the caller gives it no verdict.
         let counts = match scope {
             Scope::All => true,
             Scope::Only(rule) => {
