@@ -331,17 +331,22 @@ mod tests {
         let _ = child.wait();
     }
 
+    fn replies_of(script: &str) -> Replies {
+        let mut child = Command::new("sh")
+            .args(["-c", script])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let replies = Replies::new(child.stdout.take().unwrap()).unwrap();
+        child.wait().unwrap();
+        replies
+    }
+
     /// A read stops once the lines wanted have come, leaving the rest in the pipe: lines read
     /// early would be stamped as read before the checker wanted them.
     #[test]
     fn reading_stops_once_the_lines_wanted_have_come() {
-        let mut child = Command::new("sh")
-            .args(["-c", "printf 'ab\\ncd\\n'"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut replies = Replies::new(child.stdout.take().unwrap()).unwrap();
-        child.wait().unwrap();
+        let mut replies = replies_of("printf 'ab\\ncd\\n'");
         // Four bytes a read: the first brings "ab" whole and the start of "cd".
         replies.chunk = vec![0; 4];
         assert_eq!((replies.read_now(1), replies.reads), (1, 1));
@@ -355,27 +360,10 @@ mod tests {
     /// end cannot keep the checker reading.
     #[test]
     fn one_call_reads_at_most_so_many_times() {
-        let mut child = Command::new("sh")
-            .args(["-c", "printf '%040d\\n' 0"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut replies = Replies::new(child.stdout.take().unwrap()).unwrap();
-        child.wait().unwrap();
+        let mut replies = replies_of("printf '%040d\\n' 0");
         replies.chunk = vec![0; 1];
         assert_eq!((replies.read_now(1), replies.reads), (0, MOST_READS as u64));
         assert_eq!(replies.partial.len(), MOST_READS);
-    }
-
-    fn replies_of(script: &str) -> Replies {
-        let mut child = Command::new("sh")
-            .args(["-c", script])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let replies = Replies::new(child.stdout.take().unwrap()).unwrap();
-        child.wait().unwrap();
-        replies
     }
 
     /// The end of the output comes as one `Closed`, counted, and reading is over.

@@ -6,15 +6,18 @@ use super::*;
 #[test]
 fn a_grants_token_is_charged_to_the_counter_rule_it_breaks() {
     // client-3's grant with token `have`, judged under `profile`.
-    let judged = |profile: Profile, setup: &[Request], have: u64, lease: Option<f64>| {
-        rule_of(charge(
+    let charged = |profile: Profile, setup: &[Request], have: u64, lease: Option<f64>| {
+        charge(
             lease,
             setup,
             acquire("client-3"),
             lease_reply(have),
             None,
             profile,
-        ))
+        )
+    };
+    let judged = |profile: Profile, setup: &[Request], have: u64, lease: Option<f64>| {
+        rule_of(charged(profile, setup, have, lease))
     };
     let at = |setup: &[Request], have: u64, lease: Option<f64>| judged(PLAIN, setup, have, lease);
     fn lease_reply(token: u64) -> Reply {
@@ -111,17 +114,7 @@ fn a_grants_token_is_charged_to_the_counter_rule_it_breaks() {
         Some(Rule::RefusedAcquireNoToken)
     );
     // The reason names what could have used a token: a refused acquire first, else a renew.
-    let expected = |setup: &[Request]| {
-        let d = charge(
-            Some(10.0),
-            setup,
-            acquire("client-3"),
-            lease_reply(9),
-            None,
-            PLAIN,
-        );
-        d.unwrap().expected
-    };
+    let expected = |setup: &[Request]| charged(PLAIN, setup, 9, Some(10.0)).unwrap().expected;
     let counter = "the seed gives token 2: one counter for the whole service: the next integer \
                    after the last grant";
     assert_eq!(expected(&[acquire("client-1"), clock(30.0)]), counter);
