@@ -234,7 +234,7 @@ fn numbers_after(text: &str, word: &str) -> Vec<u64> {
 }
 
 #[test]
-fn a_system_that_numbers_every_change_jumps_and_every_caption_says_its_numbers() {
+fn a_system_that_numbers_every_change_jumps_and_every_caption_and_question_says_its_numbers() {
     use fencing_lab::sim::{EventKind, Lesson, RunView};
     use fencing_lab::FenceCheck;
     let settings = [
@@ -278,6 +278,26 @@ fn a_system_that_numbers_every_change_jumps_and_every_caption_says_its_numbers()
                         assert!(
                             grants.contains(&n),
                             "--as {} {} fencing={fencing} {} at {t} ms: the caption names {} \
+                             {n}, which no grant carried ({grants:?}): {text}",
+                            system.id,
+                            scenario.name,
+                            check.name(),
+                            system.word
+                        );
+                    }
+                }
+                // A question asks about the write the caption will judge: in the same numbers.
+                let asking = scenario
+                    .beats
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| b.ask.is_some());
+                for (beat, _) in asking {
+                    let text = lesson.question(beat).text;
+                    for n in numbers_after(&text, system.word) {
+                        assert!(
+                            grants.contains(&n),
+                            "--as {} {} fencing={fencing} {}: beat {beat}'s question names {} \
                              {n}, which no grant carried ({grants:?}): {text}",
                             system.id,
                             scenario.name,

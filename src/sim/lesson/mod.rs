@@ -304,3 +304,46 @@ impl Lesson {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each family of words a caption may use, the settings it belongs to, written out by hand.
+    /// A sentence naming a setting is foreign everywhere else; one naming none is foreign nowhere.
+    #[test]
+    fn a_caption_names_another_setting_exactly_where_its_words_are_not_true() {
+        use Variant::{Fenced, Global, Strict, Unfenced};
+        let cases: [(&str, &[Variant]); 11] = [
+            ("With fencing on, the write is refused.", &[Unfenced]),
+            ("Fencing is on here.", &[Unfenced]),
+            ("FENCING OFF: nothing stops it.", &[Fenced, Strict, Global]),
+            ("Fencing is off, so it lands.", &[Fenced, Strict, Global]),
+            ("The storage has no check.", &[Fenced, Strict, Global]),
+            (
+                "The seed's rule lets an equal token through.",
+                &[Unfenced, Strict, Global],
+            ),
+            ("The highest token is kept per key.", &[Global]),
+            ("A per-key highest.", &[Global]),
+            (
+                "The strict check refuses an equal token.",
+                &[Fenced, Unfenced, Global],
+            ),
+            (
+                "One global highest for every key.",
+                &[Fenced, Unfenced, Strict],
+            ),
+            ("Client 2 writes with token 2.", &[]),
+        ];
+        for (text, foreign) in cases {
+            for now in Variant::ALL {
+                assert_eq!(
+                    names_another_setting(text, now),
+                    foreign.contains(&now),
+                    "{text:?} under {now:?}"
+                );
+            }
+        }
+    }
+}
