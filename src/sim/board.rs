@@ -746,4 +746,35 @@ mod tests {
         ));
         assert_eq!(b.lease(lock).map(|l| (l.client, l.token)), Some((c2, 2)));
     }
+
+    /// A crashed client's lease on the second of two locks is still etcd's: the board looks
+    /// through every lock the scenario has, not the first alone.
+    #[test]
+    fn a_crashed_holder_of_the_second_lock_still_has_its_lease_on_etcd() {
+        let scenario = Arc::new(Scenario::built_in("two-locks").unwrap());
+        let mut b = Board::new(Setup::new(scenario));
+        let c1 = ClientId::ALL[0];
+        let second = LockId(1);
+        b.apply(at(
+            0,
+            EventKind::Grant {
+                client: c1,
+                lock: second,
+                token: 5,
+                expires_at: 10.0,
+            },
+        ));
+        b.apply(at(
+            1_000,
+            EventKind::Crash {
+                client: c1,
+                restart_at: 6_000,
+            },
+        ));
+        let bt = belief_and_truth(&b, &b.clients()[0]);
+        assert_eq!(
+            (bt.believes, bt.truth),
+            (Believes::Down, Truth::Live { left: 9_000 })
+        );
+    }
 }

@@ -365,6 +365,40 @@ fn the_lengths_are_true(session: &Session, doc: &Document, what: &str) {
     }
 }
 
+/// Every jump of the service's clock in the window keeps its label, and the label goes the
+/// jump's way: a step back says "back" (the service refuses it), a jump ahead never does.
+fn the_clock_jumps_keep_their_labels(
+    session: &Session,
+    window: Window,
+    doc: &Document,
+    what: &str,
+) {
+    let (labels, _) = drawn_labels(doc);
+    let jumps = session
+        .world()
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::ClockJump { by, .. } if e.t >= window.from && e.t <= window.until => {
+                Some((e.t, by))
+            }
+            _ => None,
+        });
+    for (t, by) in jumps {
+        let key = ("clock".to_owned(), fmt_seconds(t));
+        let said = labels.get(&key).map(|l| l.join(" ")).unwrap_or_default();
+        assert!(
+            !said.is_empty(),
+            "{what}: the clock jump at {t} ms has no label"
+        );
+        assert_eq!(
+            said.contains("back"),
+            by < 0,
+            "{what}: the clock jump of {by} ms at {t} ms is labelled '{said}'"
+        );
+    }
+}
+
 fn moments(scenario: &Scenario) -> Vec<Ms> {
     if scenario.chaos.is_some() {
         return vec![20_000, 45_000, scenario.end];
@@ -418,6 +452,7 @@ fn checked(
     let vocab = Vocab::of(&scenario.locks, system);
     the_verdicts_agree(&session, window, &doc, &vocab, &what);
     the_lengths_are_true(&session, &doc, &what);
+    the_clock_jumps_keep_their_labels(&session, window, &doc, &what);
     if let Some(system) = system.filter(|s| s.word != "token") {
         for node in doc.descendants().filter(|n| n.has_tag_name("text")) {
             let text = text_of(node);

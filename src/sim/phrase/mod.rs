@@ -206,4 +206,52 @@ mod tests {
         assert_eq!(words.main, ["grant, token 1", "grant t1", "token 1", "t1"]);
         assert!(words.verdict.is_empty() && words.highest.is_empty());
     }
+
+    /// The faults' and the clock's labels, written out by hand: a jump says its way and its
+    /// size, a step back that the service refuses says so, and a pause or a crash leaves its
+    /// words to the bar it draws.
+    #[test]
+    fn faults_and_clock_jumps_are_labelled_with_what_happened() {
+        let client = ClientId::from_number(1).unwrap();
+        let vocab = Vocab::plain(&["file-lock".to_owned()]);
+        let main = |kind: EventKind| labels(&Event { t: 3_000, kind }, &vocab).main;
+        let ahead = main(EventKind::ClockJump {
+            by: 8_000,
+            service_now: 11.0,
+        });
+        assert_eq!(ahead, ["clock jumps ahead 8.0 s", "clock +8.0 s", "clock"]);
+        let back = main(EventKind::ClockJump {
+            by: -8_000,
+            service_now: 11.0,
+        });
+        assert_eq!(
+            back,
+            [
+                "clock steps back 8.0 s: the service refuses to go back",
+                "clock back 8.0 s: refused",
+                "clock: not back"
+            ]
+        );
+        assert_eq!(main(EventKind::Resume { client }), ["wakes"]);
+        assert_eq!(main(EventKind::Restart { client }), ["restarts"]);
+        let send = main(EventKind::Send {
+            client,
+            key: "file".into(),
+            token: 1,
+            deliver_at: 14_000,
+        });
+        assert_eq!(
+            send,
+            ["write token 1, held by the network", "write t1, delayed"]
+        );
+        let pause = main(EventKind::Pause {
+            client,
+            until: 18_000,
+        });
+        let crash = main(EventKind::Crash {
+            client,
+            restart_at: 9_000,
+        });
+        assert!(pause.is_empty() && crash.is_empty(), "{pause:?} {crash:?}");
+    }
 }
