@@ -254,4 +254,38 @@ mod tests {
         });
         assert!(pause.is_empty() && crash.is_empty(), "{pause:?} {crash:?}");
     }
+
+    /// A grant names its lock where the lesson has several, and where the system's word is
+    /// "grant" itself it says "grant 2", never "grant, grant 2".
+    #[test]
+    fn a_grant_names_its_lock_among_several_and_its_number_once() {
+        let grant = |lock: u8, token: u64| Event {
+            t: 0,
+            kind: EventKind::Grant {
+                client: ClientId::from_number(1).unwrap(),
+                lock: LockId(lock),
+                token,
+                expires_at: 10.0,
+            },
+        };
+        let one = ["file-lock".to_owned()];
+        let two = ["orders-lock".to_owned(), "stock-lock".to_owned()];
+        let redlock = crate::sim::systems::find("redlock");
+        let main = |event: Event, vocab: Vocab| labels(&event, &vocab).main;
+        assert_eq!(
+            main(grant(1, 2), Vocab::plain(&two)),
+            [
+                "grant stock-lock, token 2",
+                "grant, token 2",
+                "grant t2",
+                "token 2",
+                "t2"
+            ]
+        );
+        assert_eq!(main(grant(0, 1), Vocab::of(&one, redlock)), ["grant 1"]);
+        assert_eq!(
+            main(grant(0, 3), Vocab::of(&two, redlock)),
+            ["orders-lock: grant 3", "grant 3"]
+        );
+    }
 }
