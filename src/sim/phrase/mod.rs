@@ -288,4 +288,127 @@ mod tests {
             ["orders-lock: grant 3", "grant 3"]
         );
     }
+
+    /// Renewals', releases', writes' and corruptions' labels, written out by hand: each says
+    /// its token, a verdict says its comparison, and only an accepted write that raises the
+    /// key's highest says the new highest.
+    #[test]
+    fn calls_writes_and_corruptions_are_labelled_with_their_tokens_and_verdicts() {
+        use crate::sim::event::Refusal;
+        use crate::{FenceCheck, LeaseError, Verdict};
+        let client = ClientId::from_number(1).unwrap();
+        let lock = LockId(0);
+        let vocab = Vocab::plain(&["file-lock".to_owned()]);
+        let of = |kind: EventKind| labels(&Event { t: 1_000, kind }, &vocab);
+        let refused = Refusal::Lease(LeaseError::NotHeld {
+            lock: "file-lock".into(),
+            client_id: "client-1".into(),
+        });
+        let renew = of(EventKind::Renew {
+            client,
+            lock,
+            token: 2,
+            expires_at: 12.0,
+        });
+        assert_eq!(renew.main, ["renew token 2: ok", "renew t2", "+"]);
+        let renew_refused = of(EventKind::RenewRefused {
+            client,
+            lock,
+            token: 1,
+            reason: refused.clone(),
+        });
+        assert_eq!(
+            renew_refused.main,
+            ["renew token 1: refused", "renew t1: refused", "refused"]
+        );
+        let release = of(EventKind::Release {
+            client,
+            lock,
+            token: 3,
+        });
+        assert_eq!(release.main, ["release token 3", "release"]);
+        let release_refused = of(EventKind::ReleaseRefused {
+            client,
+            lock,
+            token: 1,
+            reason: refused,
+        });
+        assert_eq!(
+            release_refused.main,
+            ["release token 1: refused", "refused"]
+        );
+        let write = |verdict: Verdict, lease_live: bool| {
+            of(EventKind::Write {
+                client,
+                key: "file".into(),
+                value: "data".into(),
+                verdict,
+                sent_at: None,
+                lease_live,
+            })
+        };
+        let accepted = write(
+            Verdict::judge(FenceCheck::PerKey, 2, Some(1), Some(1)),
+            true,
+        );
+        assert_eq!(accepted.main, ["write file, token 2", "write t2"]);
+        assert_eq!(accepted.verdict, ["accepted"]);
+        assert_eq!(accepted.highest, ["highest(file) = 2", "file: 2"]);
+        let again = write(
+            Verdict::judge(FenceCheck::PerKey, 2, Some(2), Some(2)),
+            true,
+        );
+        assert_eq!(again.verdict, ["accepted"]);
+        assert!(again.highest.is_empty(), "{again:?}");
+        let stale = write(
+            Verdict::judge(FenceCheck::PerKey, 1, Some(2), Some(2)),
+            false,
+        );
+        assert_eq!(stale.verdict, ["REJECTED t1 < t2", "REJECTED"]);
+        assert!(stale.highest.is_empty(), "{stale:?}");
+        let honest = write(
+            Verdict::judge(FenceCheck::Strict, 2, Some(2), Some(2)),
+            true,
+        );
+        assert_eq!(
+            honest.verdict,
+            [
+                "REJECTED though its lease was live: t2 is not > t2",
+                "REJECTED, lease live: t2 is not > t2",
+                "REJECTED, lease live"
+            ]
+        );
+        let corruption = of(EventKind::Corruption {
+            client,
+            key: "file".into(),
+            token: 1,
+            highest: 2,
+            overwrote_token: Some(2),
+        });
+        assert_eq!(
+            corruption.verdict,
+            [
+                "CORRUPTED DATA! token 1 overwrote token 2",
+                "CORRUPTED DATA!",
+                "CORRUPTED"
+            ]
+        );
+        assert!(corruption.main.is_empty() && corruption.highest.is_empty());
+        // The lecturer's switches, at the switch's line.
+        assert_eq!(
+            of(EventKind::Fencing { on: true }).main,
+            ["fencing ON from here"]
+        );
+        assert_eq!(
+            of(EventKind::Fencing { on: false }).main,
+            ["fencing OFF from here"]
+        );
+        assert_eq!(
+            of(EventKind::Check {
+                check: FenceCheck::Strict
+            })
+            .main,
+            ["check: strict (token > highest(key))"]
+        );
+    }
 }
