@@ -304,3 +304,76 @@ fn a_program_that_fails_before_the_lesson_tells_none() {
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     }
 }
+
+/// The caption box's words, its lines joined: a wrapped sentence is one sentence again.
+fn lesson_box(screen: &str) -> String {
+    screen
+        .lines()
+        .skip_while(|l| !l.starts_with("┌ Lesson"))
+        .skip(1)
+        .take_while(|l| l.starts_with('│'))
+        .map(|l| l.trim_matches('│').trim())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Every one-rule bug of the Python zoo, on the built-in lesson: at each moment the run says
+/// the student's code differs from the seed, the screen's caption says so, with the call, the
+/// student's answer, the seed's and the rule, as the event stream does.
+#[test]
+fn the_screen_says_where_a_wrong_implementation_differs_and_which_rule_it_breaks() {
+    if !can_run("python") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut shown = 0;
+    for entry in zoo("python").iter().filter(|e| e.breaks.is_some()) {
+        let folder = build(entry, dir.path());
+        let folder = folder.to_str().unwrap();
+        let out = fencing_lab(&["run", "gc-pause", "--format", "json", "--impl", folder]);
+        let differs: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|e| e["event"] == "differs")
+            .collect();
+        // The first difference at each moment: the caption tells the moment's first.
+        let mut told_at = Vec::new();
+        for d in differs {
+            let at = d["t"].as_f64().unwrap();
+            if told_at.contains(&at) {
+                continue;
+            }
+            told_at.push(at);
+            let frame = fencing_lab(&[
+                "frame",
+                "gc-pause",
+                "--at",
+                &format!("{at:.1}"),
+                "--size",
+                "120x40",
+                "--impl",
+                folder,
+            ]);
+            let caption = lesson_box(&String::from_utf8_lossy(&frame.stdout));
+            // The student's answer itself may differ between runs (a wall-clock reading).
+            let said = [
+                format!(
+                    "Your code differs from the seed here: {} -> ",
+                    d["call"].as_str().unwrap()
+                ),
+                format!(
+                    ", but {} ({}).",
+                    d["seed"].as_str().unwrap(),
+                    d["rule"].as_str().unwrap()
+                ),
+            ];
+            assert!(
+                said.iter().all(|part| caption.contains(part)),
+                "{} at {at} s: the caption does not say\n  {said:?}\nit says\n  {caption}",
+                entry.name
+            );
+            shown += 1;
+        }
+    }
+    assert!(shown >= 5, "only {shown} differences shown");
+}

@@ -410,5 +410,14 @@ mod tests {
             .main,
             ["check: strict (token > highest(key))"]
         );
+        // A student's code that differs from the seed: the rule it breaks.
+        let differs = of(EventKind::Differs {
+            client: Some(client),
+            call: "write(file, \"data\", 1)".into(),
+            got: "ok".into(),
+            seed: "the seed refuses it".into(),
+            rule: "write-stale-rejected",
+        });
+        assert_eq!(differs.main, ["≠ write-stale-rejected", "≠"]);
     }
 }
