@@ -394,6 +394,15 @@ mod tests {
             ]
         );
         assert!(corruption.main.is_empty() && corruption.highest.is_empty());
+        // A stale write that lands on a newer one than its key's highest: it says the highest.
+        let over_newer = of(EventKind::Corruption {
+            client,
+            key: "file".into(),
+            token: 1,
+            highest: 3,
+            overwrote_token: Some(2),
+        });
+        assert_eq!(over_newer.verdict[0], "CORRUPTED DATA! token 1 < highest 3");
         // The lecturer's switches, at the switch's line.
         assert_eq!(
             of(EventKind::Fencing { on: true }).main,
