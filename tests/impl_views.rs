@@ -317,25 +317,50 @@ fn lesson_box(screen: &str) -> String {
         .join(" ")
 }
 
-/// Every one-rule bug of the Python zoo, on the built-in lesson: at each moment the run says
-/// the student's code differs from the seed, the screen's caption says so, with the call, the
-/// student's answer, the seed's and the rule, as the event stream does.
+/// Every one-rule bug of the Python zoo, on the built-in lesson: each difference from the seed is
+/// told at the call it is about, and at each moment the run says the student's code differs,
+/// the screen's caption says so, with the call, the seed's answer and the rule.
 #[test]
 fn the_screen_says_where_a_wrong_implementation_differs_and_which_rule_it_breaks() {
     if !can_run("python") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut shown = 0;
+    let (mut shown, mut calls_placed) = (0, 0);
     for entry in zoo("python").iter().filter(|e| e.breaks.is_some()) {
         let folder = build(entry, dir.path());
         let folder = folder.to_str().unwrap();
         let out = fencing_lab(&["run", "gc-pause", "--format", "json", "--impl", folder]);
-        let differs: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
             .lines()
             .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|e| e["event"] == "differs")
             .collect();
+        let differs: Vec<&serde_json::Value> =
+            events.iter().filter(|e| e["event"] == "differs").collect();
+        // Each difference is told at the call it is about: by that client, at that moment.
+        for d in &differs {
+            let call = d["call"].as_str().unwrap();
+            let kinds: &[&str] = match call.split('(').next().unwrap() {
+                "acquire" => &["grant", "acquire_refused"],
+                "renew" => &["renew", "renew_refused"],
+                "release" => &["release", "release_refused"],
+                "write" => &["write"],
+                // The service's own making, before any client calls.
+                "new LockService" => continue,
+                other => panic!(
+                    "{}: a difference in an unknown call {other}: {d}",
+                    entry.name
+                ),
+            };
+            assert!(
+                events.iter().any(|e| e["t"] == d["t"]
+                    && e["client"] == d["client"]
+                    && kinds.contains(&e["event"].as_str().unwrap_or_default())),
+                "{}: {d} is told where no such call was made",
+                entry.name
+            );
+            calls_placed += 1;
+        }
         // The first difference at each moment: the caption tells the moment's first.
         let mut told_at = Vec::new();
         for d in differs {
@@ -376,4 +401,8 @@ fn the_screen_says_where_a_wrong_implementation_differs_and_which_rule_it_breaks
         }
     }
     assert!(shown >= 5, "only {shown} differences shown");
+    assert!(
+        calls_placed >= 10,
+        "only {calls_placed} differences placed at their calls"
+    );
 }
