@@ -258,6 +258,21 @@ mod tests {
         i.checked_sub(1).and_then(|i| lane[i].belief)
     }
 
+    /// crash-restart: client 2 crashes at 2 s holding a lease to 5 s. Down, it believes
+    /// nothing, but the lock service still holds its lease, with what is left of it.
+    #[test]
+    fn a_crashed_holder_believes_nothing_while_the_service_still_holds_its_lease() {
+        let scenario = Arc::new(Scenario::built_in("crash-restart").expect("built in"));
+        let session = Session::played_to(Setup::new(scenario), 3_000);
+        let world = session.world();
+        let client = &world.clients()[1];
+        let bt = belief_and_truth(world, client);
+        assert_eq!(
+            (bt.believes, bt.truth, bt.stale),
+            (Believes::Down, Truth::Live { left: 2_000 }, false)
+        );
+    }
+
     #[test]
     fn a_frozen_client_believes_its_lease_live_until_the_service_ends_it_then_gone() {
         let session = played("gc-pause", &[]);
