@@ -258,6 +258,44 @@ mod tests {
         i.checked_sub(1).and_then(|i| lane[i].belief)
     }
 
+    /// A lane is a list of stretches, each until the next: in every lesson, and chaos under
+    /// several seeds, no two start at one instant and no two in a row believe the same.
+    #[test]
+    fn a_belief_lane_is_stretches_that_each_start_later_and_believe_otherwise() {
+        let mut runs: Vec<Session> = Scenario::built_in_names()
+            .map(|name| played(name, &[]))
+            .collect();
+        let chaos = Arc::new(Scenario::built_in("chaos").expect("built in"));
+        for seed in 1..=8 {
+            let setup = Setup::new(chaos.clone()).seed(seed);
+            runs.push(Session::played_to(setup, chaos.end));
+        }
+        // And the lecturer's pause or crash of each client at each beat, the instant a grant
+        // or a write may also come.
+        for name in ["gc-pause", "crash-restart", "two-locks", "renew"] {
+            let scenario = Scenario::built_in(name).expect("built in");
+            for beat in &scenario.beats {
+                for client in ClientId::ALL {
+                    for kind in [InputKind::Pause { client }, InputKind::Crash { client }] {
+                        runs.push(played(name, &[Input { at: beat.at, kind }]));
+                    }
+                }
+            }
+        }
+        for session in &runs {
+            for client in ClientId::ALL {
+                let lane = belief_lane(session.world().history(), client);
+                for pair in lane.windows(2) {
+                    assert!(
+                        pair[0].start < pair[1].start && pair[0].belief != pair[1].belief,
+                        "{} {client:?}: {pair:?} in {lane:?}",
+                        session.setup().scenario.name
+                    );
+                }
+            }
+        }
+    }
+
     /// crash-restart: client 2 crashes at 2 s holding a lease to 5 s. Down, it believes
     /// nothing, but the lock service still holds its lease, with what is left of it.
     #[test]
