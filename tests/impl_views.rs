@@ -305,16 +305,12 @@ fn a_program_that_fails_before_the_lesson_tells_none() {
     }
 }
 
-/// The caption box's words, its lines joined: a wrapped sentence is one sentence again.
+/// The caption box's words, its rows joined: a wrapped sentence is one sentence again.
 fn lesson_box(screen: &str) -> String {
-    screen
-        .lines()
-        .skip_while(|l| !l.starts_with("┌ Lesson"))
-        .skip(1)
-        .take_while(|l| l.starts_with('│'))
-        .map(|l| l.trim_matches('│').trim())
-        .collect::<Vec<_>>()
-        .join(" ")
+    let lines: Vec<&str> = screen.lines().collect();
+    common::boxed(&lines, "Lesson")
+        .map(|(_, rows)| rows.iter().map(|r| r.trim()).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 /// Every one-rule bug of the Python zoo, on the built-in lesson: each difference from the seed is

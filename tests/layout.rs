@@ -19,37 +19,6 @@ const SETTINGS: [(bool, FenceCheck); 4] = [
     (false, FenceCheck::PerKey),
 ];
 
-/// The rows of the box whose top border carries `title`, inside its borders (trailing spaces
-/// trimmed), and the top border line itself. A box's top may join the one above (`├ Events ┤`),
-/// and a box ends at its bottom line or where the next box joins it.
-fn boxed(lines: &[&str], title: &str) -> Option<(String, Vec<String>)> {
-    let tops = [format!("┌ {title}"), format!("├ {title}")];
-    let top = lines
-        .iter()
-        .position(|l| tops.iter().any(|t| l.contains(t.as_str())))?;
-    let start = tops
-        .iter()
-        .find_map(|t| lines[top].find(t.as_str()))
-        .unwrap();
-    let start_col = lines[top][..start].chars().count();
-    let width = lines[top][start..]
-        .chars()
-        .skip(1)
-        .take_while(|&c| c != '┐' && c != '┤')
-        .count()
-        + 2;
-    let mut rows = Vec::new();
-    for line in &lines[top + 1..] {
-        let cells: Vec<char> = line.chars().skip(start_col).take(width).collect();
-        if matches!(cells.first(), Some('└' | '├')) {
-            break;
-        }
-        let inner: String = cells[1..cells.len().saturating_sub(1)].iter().collect();
-        rows.push(inner.trim_end().to_owned());
-    }
-    Some((lines[top].to_owned(), rows))
-}
-
 fn check_screen(app: &App, w: u16, h: u16, context: &str) {
     let text = tui::render_text(app, w, h);
     let lines: Vec<&str> = text.lines().collect();
@@ -80,7 +49,7 @@ fn check_screen(app: &App, w: u16, h: u16, context: &str) {
     }
 
     // Every event line of the log is a whole sentence of the transcript.
-    if let Some((_, rows)) = boxed(&lines, "Events") {
+    if let Some((_, rows)) = common::boxed(&lines, "Events") {
         let sentences: BTreeSet<String> =
             world.events().iter().map(|e| e.describe(&vocab)).collect();
         let mut joined: Vec<String> = Vec::new();
@@ -122,7 +91,7 @@ fn check_screen(app: &App, w: u16, h: u16, context: &str) {
     // Every key the storage holds is shown or counted.
     let storage_title = lines.iter().any(|l| l.contains("┌ Storage"));
     if storage_title {
-        let (_, rows) = boxed(&lines, "Storage").unwrap();
+        let (_, rows) = common::boxed(&lines, "Storage").unwrap();
         let keys: Vec<String> = world
             .storage_entries()
             .into_iter()
@@ -164,7 +133,7 @@ fn check_screen(app: &App, w: u16, h: u16, context: &str) {
     }
 
     // Lane labels keep a gap from their lane; tick labels are whole and evenly spaced.
-    if let Some((_, rows)) = boxed(&lines, "Timeline") {
+    if let Some((_, rows)) = common::boxed(&lines, "Timeline") {
         for row in rows.iter().skip(1) {
             let cells: Vec<char> = row.chars().collect();
             if cells.len() > 10 {
@@ -192,7 +161,7 @@ fn check_screen(app: &App, w: u16, h: u16, context: &str) {
     let caption_flat: String = caption.split_whitespace().collect::<Vec<_>>().join(" ");
     let boxes_flat: String = ["Lesson", "Chaos", "Question", "Answer"]
         .iter()
-        .filter_map(|t| boxed(&lines, t))
+        .filter_map(|t| common::boxed(&lines, t))
         .flat_map(|(_, rows)| rows)
         .collect::<Vec<_>>()
         .join(" ")
@@ -290,7 +259,7 @@ fn a_long_status_note_is_shortened_with_a_mark_not_cut() {
 
 /// The timeline's rows inside its border (trailing spaces trimmed) and its bottom border.
 fn timeline(lines: &[&str]) -> (Vec<String>, String) {
-    let (_, rows) = boxed(lines, "Timeline").unwrap();
+    let (_, rows) = common::boxed(lines, "Timeline").unwrap();
     let top = lines.iter().position(|l| l.contains("┌ Timeline")).unwrap();
     (rows.clone(), lines[top + 1 + rows.len()].to_owned())
 }
@@ -333,7 +302,7 @@ fn check_whole(app: &App, w: u16, h: u16, context: &str) {
         } => Some((client, key, verdict)),
         _ => None,
     });
-    let (_, storage) = boxed(&lines, "Storage").expect("a storage panel");
+    let (_, storage) = common::boxed(&lines, "Storage").expect("a storage panel");
     if let Some((client, key, verdict)) = latest {
         let row = storage.iter().rev().find(|r| !r.trim().is_empty()).unwrap();
         let short = format!("c{}", client.number());
@@ -356,8 +325,8 @@ fn check_whole(app: &App, w: u16, h: u16, context: &str) {
     }
 
     // The lock panel's tokens.
-    let (_, lock_panel) = boxed(&lines, "Lock")
-        .or_else(|| boxed(&lines, "Locks"))
+    let (_, lock_panel) = common::boxed(&lines, "Lock")
+        .or_else(|| common::boxed(&lines, "Locks"))
         .expect("a lock panel");
     let lock_text = lock_panel.join("\n");
     for (i, _) in world.scenario().locks.iter().enumerate() {
@@ -374,7 +343,7 @@ fn check_whole(app: &App, w: u16, h: u16, context: &str) {
     // The newest event, whole (`check_screen` reads it whole where the log is).
     if !events.is_empty() {
         assert!(
-            boxed(&lines, "Events").is_some(),
+            common::boxed(&lines, "Events").is_some(),
             "{context}: no event log:\n{text}"
         );
     }

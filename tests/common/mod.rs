@@ -134,3 +134,34 @@ pub fn html_text(text: &str) -> String {
         .replace("&#39;", "'")
         .replace("&amp;", "&")
 }
+
+/// The rows of the box whose top border carries `title`, inside its borders (trailing spaces
+/// trimmed), and the top border line itself. A box's top may join the one above (`├ Events ┤`),
+/// and a box ends at its bottom line or where the next box joins it.
+pub fn boxed(lines: &[&str], title: &str) -> Option<(String, Vec<String>)> {
+    let tops = [format!("┌ {title}"), format!("├ {title}")];
+    let top = lines
+        .iter()
+        .position(|l| tops.iter().any(|t| l.contains(t.as_str())))?;
+    let start = tops
+        .iter()
+        .find_map(|t| lines[top].find(t.as_str()))
+        .unwrap();
+    let start_col = lines[top][..start].chars().count();
+    let width = lines[top][start..]
+        .chars()
+        .skip(1)
+        .take_while(|&c| c != '┐' && c != '┤')
+        .count()
+        + 2;
+    let mut rows = Vec::new();
+    for line in &lines[top + 1..] {
+        let cells: Vec<char> = line.chars().skip(start_col).take(width).collect();
+        if matches!(cells.first(), Some('└' | '├')) {
+            break;
+        }
+        let inner: String = cells[1..cells.len().saturating_sub(1)].iter().collect();
+        rows.push(inner.trim_end().to_owned());
+    }
+    Some((lines[top].to_owned(), rows))
+}
