@@ -188,8 +188,11 @@ fn the_uis_lane_agrees(session: &Session, window: Window, bars: &[Bar], what: &s
     }
 }
 
+/// The labels drawn, by role and moment.
+type Drawn = BTreeMap<(String, String), Vec<String>>;
+
 /// The verdict labels at each moment, and the legend's counts if it counts.
-fn drawn_labels(doc: &Document) -> (BTreeMap<(String, String), Vec<String>>, String) {
+fn drawn_labels(doc: &Document) -> (Drawn, String) {
     let mut labels: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     let mut legend = String::new();
     for n in doc.descendants() {
@@ -212,6 +215,7 @@ fn the_verdicts_agree(
     session: &Session,
     window: Window,
     doc: &Document,
+    (drawn, legend): &(Drawn, String),
     vocab: &Vocab,
     what: &str,
 ) {
@@ -245,7 +249,6 @@ fn the_verdicts_agree(
     verdicts.sort();
     assert_eq!(marks, verdicts, "{what}: each write's mark is its verdict");
 
-    let (drawn, legend) = drawn_labels(doc);
     let counted = legend.contains("accepted: ");
     let said = |role: &str, t: Ms| drawn.get(&(role.to_owned(), fmt_seconds(t)));
     let accepted = verdicts.iter().filter(|v| v.1 == "accepted").count();
@@ -370,10 +373,9 @@ fn the_lengths_are_true(session: &Session, doc: &Document, what: &str) {
 fn the_clock_jumps_keep_their_labels(
     session: &Session,
     window: Window,
-    doc: &Document,
+    labels: &Drawn,
     what: &str,
 ) {
-    let (labels, _) = drawn_labels(doc);
     let jumps = session
         .world()
         .events()
@@ -450,9 +452,10 @@ fn checked(
     );
     the_uis_lane_agrees(&session, window, &bars, &what);
     let vocab = Vocab::of(&scenario.locks, system);
-    the_verdicts_agree(&session, window, &doc, &vocab, &what);
+    let drawn = drawn_labels(&doc);
+    the_verdicts_agree(&session, window, &doc, &drawn, &vocab, &what);
     the_lengths_are_true(&session, &doc, &what);
-    the_clock_jumps_keep_their_labels(&session, window, &doc, &what);
+    the_clock_jumps_keep_their_labels(&session, window, &drawn.0, &what);
     if let Some(system) = system.filter(|s| s.word != "token") {
         for node in doc.descendants().filter(|n| n.has_tag_name("text")) {
             let text = text_of(node);
