@@ -238,20 +238,37 @@ impl History {
                 state,
                 token,
             };
-            match lane.last_mut() {
-                Some(last) if (last.state, last.token) == (span.state, span.token) => {}
-                Some(last) if last.start == span.start => *last = span,
-                _ => lane.push(span),
-            }
+            extend(lane, span, |s| s.start, |s| (s.state, s.token));
         }
         for (lane, holder) in self.lock_lanes.iter_mut().zip(locks) {
             let span = LockSpan { start: t, holder };
-            match lane.last_mut() {
-                Some(last) if last.holder == span.holder => {}
-                Some(last) if last.start == span.start => *last = span,
-                _ => lane.push(span),
+            extend(lane, span, |s| s.start, |s| s.holder);
+        }
+    }
+}
+
+/// Extends a lane with `span`. An unchanged value adds nothing; a change at the instant the last
+/// stretch began replaces that stretch, and where the stretch before already holds the new value
+/// it simply goes on. So a lane never holds two equal stretches in a row, and a reader may take
+/// the stretch before as a real change (the lesson's beliefs do).
+fn extend<S, V: PartialEq>(
+    lane: &mut Vec<S>,
+    span: S,
+    start: impl Fn(&S) -> Ms,
+    value: impl Fn(&S) -> V,
+) {
+    match lane.last() {
+        Some(last) if value(last) == value(&span) => {}
+        Some(last) if start(last) == start(&span) => {
+            lane.pop();
+            if lane
+                .last()
+                .is_none_or(|before| value(before) != value(&span))
+            {
+                lane.push(span);
             }
         }
+        _ => lane.push(span),
     }
 }
 
@@ -359,6 +376,17 @@ mod tests {
                 }
             ]
         );
+        // A change undone in the instant it was made leaves one stretch, not two equal ones:
+        // frozen on token 1, holding it at 7 s and frozen again at 7 s is one frozen stretch.
+        let paused = (LaneState::Paused, Some(1));
+        history.update_lanes(15, [paused, idle, idle].into_iter(), lock(None));
+        history.update_lanes(17, [holding, idle, idle].into_iter(), lock(Some((c1, 1))));
+        history.update_lanes(17, [paused, idle, idle].into_iter(), lock(None));
+        assert_eq!(
+            history.lane(0),
+            [span(0, holding), span(10, stale), span(15, paused)]
+        );
+        assert_eq!(history.lock_lane(0).len(), 2, "{:?}", history.lock_lane(0));
         // Only a history that draws keeps lanes and marks.
         let mut stream = History::new(Keep::Stream, 1, 0);
         stream.update_lanes(0, [holding; 3].into_iter(), lock(None));

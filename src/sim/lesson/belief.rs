@@ -176,13 +176,12 @@ pub fn belief_lane(history: &History, client: ClientId) -> Vec<BeliefSpan> {
         Some(last) if last.start == start => last.belief = belief,
         _ => out.push(BeliefSpan { start, belief }),
     };
-    let mut counting = false;
     for (k, span) in spans.iter().enumerate() {
         let stop = spans.get(k + 1).map(|s| s.start);
         match (span.state, span.token) {
             (LaneState::Holding, Some(token)) => push(span.start, Some((token, Held::Live))),
             (LaneState::Stale, Some(token)) => push(span.start, Some((token, Held::Gone))),
-            (LaneState::Paused, Some(token)) if counting || first_of(spans, k, token) => {
+            (LaneState::Paused, Some(token)) if froze_counting(spans, k, token) => {
                 for (start, live) in liveness(history, client, token, span.start, stop) {
                     let held = if live { Held::Live } else { Held::Gone };
                     push(start, Some((token, held)));
@@ -190,18 +189,21 @@ pub fn belief_lane(history: &History, client: ClientId) -> Vec<BeliefSpan> {
             }
             _ => push(span.start, None),
         }
-        counting = match span.state {
-            LaneState::Holding | LaneState::Stale => true,
-            LaneState::Paused => counting || span.token.is_some_and(|t| first_of(spans, k, t)),
-            _ => false,
-        };
     }
     out
 }
 
-/// Whether span `k` is the first of the lane to name `token` (a grant the client froze on).
-fn first_of(spans: &[crate::sim::history::Span], k: usize, token: u64) -> bool {
-    k == 0 || spans[k - 1].token != Some(token)
+/// Whether a client frozen in span `k` on `token` still counts time on it: it froze holding it or
+/// believing it held (the stretch before, on the same token), or froze on a grant it had just
+/// been handed (the stretch before names another token, or there is none). A lane never holds
+/// two equal stretches in a row, so the stretch before is never this same frozen one.
+fn froze_counting(spans: &[crate::sim::history::Span], k: usize, token: u64) -> bool {
+    match k.checked_sub(1).map(|i| spans[i]) {
+        Some(before) if before.token == Some(token) => {
+            matches!(before.state, LaneState::Holding | LaneState::Stale)
+        }
+        _ => true,
+    }
 }
 
 /// From `start` until `stop`, whether the lock service's lanes name `client`'s lease with
@@ -392,6 +394,32 @@ mod tests {
         let truth = belief_and_truth(world, world.client(client));
         assert_eq!(truth.believes, Believes::Down);
         assert_eq!(truth.truth, Truth::Live { left: 9_000 });
+    }
+
+    /// Frozen the instant it is granted, a client counts time on the grant it was just handed:
+    /// its lane goes from waiting straight to frozen on the new token.
+    #[test]
+    fn a_client_frozen_the_instant_it_is_granted_believes_that_grant_live() {
+        let client = ClientId::ALL[1];
+        // gc-pause: client 2 takes the lock at 11 s (token 2), its lease to 21 s.
+        let freeze = Input {
+            at: 11_000,
+            kind: InputKind::Pause { client },
+        };
+        let session = played("gc-pause", &[freeze]);
+        let history = session.world().history();
+        let spans = history.lane(client.index());
+        let frozen = spans
+            .iter()
+            .position(|s| s.state == LaneState::Paused)
+            .expect("client 2 froze");
+        assert_eq!(
+            (spans[frozen].start, spans[frozen].token),
+            (11_000, Some(2))
+        );
+        assert_ne!(spans[frozen - 1].token, Some(2), "{spans:?}");
+        let lane = belief_lane(history, client);
+        assert_eq!(at(&lane, 11_500), Some((2, Held::Live)), "{lane:?}");
     }
 
     #[test]
