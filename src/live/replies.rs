@@ -227,6 +227,8 @@ impl Play<'_> {
             key,
             token,
             deliver_at: now + delay_ms,
+            // The live lesson's delays are its script's: no one presses a key in it.
+            injected: false,
         };
         self.emit(now, kind, Map::new(), Some(etcd));
     }

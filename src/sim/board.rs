@@ -641,6 +641,7 @@ mod tests {
                 key: "file".into(),
                 token: 2,
                 deliver_at: 8_000,
+                injected: false,
             },
         ));
         assert_eq!(b.history().marks(0).last().unwrap().kind, MarkKind::Sent);

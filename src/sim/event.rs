@@ -157,6 +157,9 @@ pub enum EventKind {
         key: String,
         token: u64,
         deliver_at: Ms,
+        /// The lecturer's delay holds it (pressed at any time before this write), not the
+        /// script's.
+        injected: bool,
     },
     /// A write reached the storage, and the storage's verdict on it.
     Write {
@@ -493,35 +496,65 @@ mod tests {
             token: 1,
             expired_at: 10.0,
         });
-        let cases: Vec<(EventKind, &str)> =
-            vec![
+        let cases: Vec<(EventKind, &str)> = vec![
             (
-                EventKind::Grant { client: c2, lock, token: 2, expires_at: 21.0 },
+                EventKind::Grant {
+                    client: c2,
+                    lock,
+                    token: 2,
+                    expires_at: 21.0,
+                },
                 "client-2 acquires file-lock: token 2, lease until 21.0 s",
             ),
             (
-                EventKind::AcquireRefused { client: c2, lock, holder: Some(c2) },
+                EventKind::AcquireRefused {
+                    client: c2,
+                    lock,
+                    holder: Some(c2),
+                },
                 "client-2 asks for file-lock: refused, its own earlier lease is still live",
             ),
             (
-                EventKind::AcquireRefused { client: c2, lock, holder: Some(c1) },
+                EventKind::AcquireRefused {
+                    client: c2,
+                    lock,
+                    holder: Some(c1),
+                },
                 "client-2 asks for file-lock: refused, client-1 holds it",
             ),
             (
-                EventKind::AcquireRefused { client: c2, lock, holder: None },
+                EventKind::AcquireRefused {
+                    client: c2,
+                    lock,
+                    holder: None,
+                },
                 "client-2 asks for file-lock: refused, and no holder is named",
             ),
             (
-                EventKind::Renew { client: c1, lock, token: 1, expires_at: 14.5 },
+                EventKind::Renew {
+                    client: c1,
+                    lock,
+                    token: 1,
+                    expires_at: 14.5,
+                },
                 "client-1 renews token 1: lease until 14.5 s",
             ),
             (
-                EventKind::RenewRefused { client: c1, lock, token: 1, reason: expired.clone() },
+                EventKind::RenewRefused {
+                    client: c1,
+                    lock,
+                    token: 1,
+                    reason: expired.clone(),
+                },
                 "client-1 cannot renew token 1: client-1's lease on 'file-lock' with token 1 \
                  expired at 10 s; it must acquire the lock again and will get a new token",
             ),
             (
-                EventKind::Release { client: c1, lock, token: 3 },
+                EventKind::Release {
+                    client: c1,
+                    lock,
+                    token: 3,
+                },
                 "client-1 releases file-lock (token 3)",
             ),
             (
@@ -534,11 +567,18 @@ mod tests {
                 "client-1 cannot release token 1: the implementation said: nope",
             ),
             (
-                EventKind::Expire { client: c1, lock, token: 1 },
+                EventKind::Expire {
+                    client: c1,
+                    lock,
+                    token: 1,
+                },
                 "client-1's lease with token 1 runs out; file-lock is free",
             ),
             (
-                EventKind::Pause { client: c1, until: 16_000 },
+                EventKind::Pause {
+                    client: c1,
+                    until: 16_000,
+                },
                 "client-1 freezes in a GC pause until 16.0 s",
             ),
             (
@@ -546,7 +586,10 @@ mod tests {
                 "client-1 wakes from its GC pause, unaware that time passed",
             ),
             (
-                EventKind::Crash { client: c2, restart_at: 7_250 },
+                EventKind::Crash {
+                    client: c2,
+                    restart_at: 7_250,
+                },
                 "client-2 crashes and forgets its lease; it restarts at 7.25 s",
             ),
             (
@@ -554,7 +597,13 @@ mod tests {
                 "client-2 restarts; it holds nothing and must acquire again",
             ),
             (
-                EventKind::Send { client: c1, key: "file".into(), token: 1, deliver_at: 14_000 },
+                EventKind::Send {
+                    client: c1,
+                    key: "file".into(),
+                    token: 1,
+                    deliver_at: 14_000,
+                    injected: false,
+                },
                 "client-1 sends a write to file with token 1; the network holds it until 14.0 s",
             ),
             (
@@ -599,15 +648,23 @@ mod tests {
                 "fencing turned OFF: the storage accepts every write, last writer wins",
             ),
             (
-                EventKind::Check { check: FenceCheck::Strict },
+                EventKind::Check {
+                    check: FenceCheck::Strict,
+                },
                 "the storage's check is now strict (token > highest(key))",
             ),
             (
-                EventKind::ClockJump { by: 8_000, service_now: 11.0 },
+                EventKind::ClockJump {
+                    by: 8_000,
+                    service_now: 11.0,
+                },
                 "the lock service's clock jumps ahead 8.0 s and now reads 11.0 s",
             ),
             (
-                EventKind::ClockJump { by: -8_000, service_now: 15.0 },
+                EventKind::ClockJump {
+                    by: -8_000,
+                    service_now: 15.0,
+                },
                 "the lock service's clock steps back 8.0 s; the service's time reads 15.0 s, \
                  never earlier than it has read before",
             ),

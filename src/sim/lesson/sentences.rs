@@ -72,17 +72,18 @@ impl Lesson {
             }
         };
         let injected = match event.kind {
-            EventKind::Pause { client, .. } => Some(InputKind::Pause { client }),
-            EventKind::Crash { client, .. } => Some(InputKind::Crash { client }),
-            EventKind::Send { client, .. } => Some(InputKind::Delay { client }),
-            _ => None,
+            EventKind::Pause { client, .. } => run.injected(event.t, InputKind::Pause { client }),
+            EventKind::Crash { client, .. } => run.injected(event.t, InputKind::Crash { client }),
+            // The lecturer's delay holds the client's next write, whenever it comes.
+            EventKind::Send { injected, .. } => injected,
+            _ => false,
         };
         let holder = match event.kind {
             EventKind::AcquireRefused { holder, .. } => holder,
             _ => None,
         };
         let around = Around {
-            injected: injected.is_some_and(|kind| run.injected(event.t, kind)),
+            injected,
             client: event.kind.client().and_then(away),
             holder: holder.and_then(away),
         };
@@ -143,5 +144,66 @@ fn action_lock(action: &ClientAction) -> LockId {
         | ClientAction::Release { lock, .. }
         | ClientAction::Write { lock, .. } => *lock,
         ClientAction::Pause { .. } | ClientAction::Crash { .. } => LockId::FIRST,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::sim::{Scenario, Session, Setup};
+
+    /// crash-restart's script crashes client 2 at 2 s. Crashed by the lecturer at 1.5 s, it is
+    /// down already then: the note says that crash changes nothing, not that it never happens.
+    #[test]
+    fn a_scripted_crash_of_a_client_already_down_is_said_to_change_nothing() {
+        let scenario = Arc::new(Scenario::built_in("crash-restart").expect("built in"));
+        let mut session = Session::new(Setup::new(scenario.clone()));
+        session.seek(1_500);
+        session.inject(InputKind::Crash {
+            client: ClientId::ALL[1],
+        });
+        session.seek(2_000);
+        let crash = (scenario.beats.iter())
+            .position(|b| b.at == 2_000)
+            .expect("the scripted crash");
+        let note = Lesson::of(&session).beat_note(RunView::of(&session), crash, 2_000);
+        assert_eq!(
+            note.as_deref(),
+            Some("Client 2 is already down after a crash, so this crash changes nothing.")
+        );
+    }
+
+    /// What the caption says of `client`'s first delayed write, played with the lecturer's
+    /// delay of that client at `delay_at`.
+    fn send_caption(name: &str, client: ClientId, delay_at: Ms) -> String {
+        let scenario = Arc::new(Scenario::built_in(name).expect("built in"));
+        let mut session = Session::new(Setup::new(scenario.clone()));
+        session.seek(delay_at);
+        session.inject(InputKind::Delay { client });
+        session.seek(scenario.end);
+        let run = RunView::of(&session);
+        let send = (run.events().iter())
+            .find(|e| matches!(e.kind, EventKind::Send { client: c, .. } if c == client))
+            .expect("a delayed write");
+        let (_, text, _) = (Lesson::of(&session).sentence(run, send, send.t)).expect("a sentence");
+        text
+    }
+
+    /// The lecturer's delay holds the client's next write, whenever it comes: that write is
+    /// said to be the lecturer's doing, and a write the script delays is not, even while the
+    /// lecturer's delay waits for that client's next write (it then waits for the one after).
+    #[test]
+    fn a_write_is_said_to_be_delayed_by_the_lecturer_exactly_when_it_was() {
+        // gc-pause: client 2 writes at 12 s; delayed by the lecturer at 11.5 s.
+        let said = send_caption("gc-pause", ClientId::ALL[1], 11_500);
+        assert!(said.ends_with("(you delayed it)."), "{said}");
+        // network-delay: the script delays client 1's write at 2 s, with the lecturer's delay
+        // pressed before it or at that instant.
+        for delay_at in [1_500, 2_000] {
+            let said = send_caption("network-delay", ClientId::ALL[0], delay_at);
+            assert!(!said.contains("you delayed"), "{delay_at}: {said}");
+        }
     }
 }

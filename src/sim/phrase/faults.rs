@@ -28,6 +28,7 @@ pub(super) fn line(event: &Event, vocab: &Vocab) -> String {
             key,
             token,
             deliver_at,
+            ..
         } => format!(
             "{client} sends a write to {key} with {word} {token}; the network holds it until {} s",
             fmt_seconds(*deliver_at)
@@ -44,6 +45,7 @@ pub(super) fn caption(event: &Event, vocab: &Vocab, around: Around) -> (u8, Stri
             key,
             token,
             deliver_at,
+            ..
         } => (
             5,
             format!(

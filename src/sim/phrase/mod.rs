@@ -239,6 +239,7 @@ mod tests {
             key: "file".into(),
             token: 1,
             deliver_at: 14_000,
+            injected: false,
         });
         assert_eq!(
             send,

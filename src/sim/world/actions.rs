@@ -272,6 +272,7 @@ impl World {
     ) {
         let id = self.clients[i].id;
         let lease_live = self.lease_is_live(lock, id, token);
+        let injected = delay.is_none() && self.clients[i].delay_next.is_some();
         let delay = delay.or_else(|| self.clients[i].delay_next.take());
         let flight = InFlight {
             deliver_at: self.now + delay.unwrap_or(0),
@@ -292,6 +293,7 @@ impl World {
             key: flight.key.clone(),
             token,
             deliver_at: flight.deliver_at,
+            injected,
         });
         let at = self
             .in_flight

@@ -145,6 +145,7 @@ pub fn flights(events: &[Event]) -> Vec<Flight> {
                 key,
                 token,
                 deliver_at,
+                ..
             } => Some(Flight {
                 client: *client,
                 token: *token,
