@@ -153,3 +153,50 @@ impl Lesson {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::sim::event::ClientId;
+    use crate::sim::{Scenario, Session, Setup};
+
+    /// The write each lesson's question is about, written out by hand: client 1's with token 1,
+    /// at the moment the question is asked (network-delay's is sent at 2 s and delivered at
+    /// 14 s; two-locks' goes to orders while token 2 exists on the other lock). A lesson
+    /// without a question asks about none.
+    #[test]
+    fn a_lessons_question_is_about_the_write_it_names() {
+        let asking = [
+            ("gc-pause", 16_500, "client 1's data"),
+            ("clock-jump", 6_000, "client 1's data"),
+            ("network-delay", 14_000, "client 1's data"),
+            ("two-locks", 4_000, "order #2"),
+        ];
+        for name in Scenario::built_in_names() {
+            let scenario = Arc::new(Scenario::built_in(name).expect("built in"));
+            let session = Session::played_to(Setup::new(scenario.clone()), scenario.end);
+            let run = RunView::of(&session);
+            let asked: Vec<(Ms, ClientId, u64, String)> = Lesson::of(&session)
+                .asked_writes(run)
+                .iter()
+                .map(|e| match &e.kind {
+                    EventKind::Write {
+                        client,
+                        value,
+                        verdict,
+                        ..
+                    } => (e.t, *client, verdict.token, value.clone()),
+                    other => panic!("{name}: asks about {other:?}"),
+                })
+                .collect();
+            let expected: Vec<(Ms, ClientId, u64, String)> = asking
+                .iter()
+                .filter(|(n, ..)| *n == name)
+                .map(|&(_, t, value)| (t, ClientId::ALL[0], 1, value.to_owned()))
+                .collect();
+            assert_eq!(asked, expected, "{name}");
+        }
+    }
+}

@@ -93,3 +93,26 @@ impl<'a> RunView<'a> {
         self.inputs.iter().any(|i| i.at == t && i.kind == kind)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    /// crash-restart: client 2 crashes at 2 s for 4 s. It is down from the crash until it
+    /// restarts at 6 s, and up again after; client 1 is never down.
+    #[test]
+    fn a_crashed_client_is_down_until_it_restarts_and_up_after() {
+        let scenario = Arc::new(Scenario::built_in("crash-restart").expect("built in"));
+        let session = Session::played_to(Setup::new(scenario.clone()), scenario.end);
+        let run = RunView::of(&session);
+        let client_2 = ClientId::ALL[1];
+        let down: Vec<Option<Ms>> = [1_999, 2_000, 5_999, 6_000, 9_000]
+            .into_iter()
+            .map(|t| run.down_at(client_2, t))
+            .collect();
+        assert_eq!(down, [None, Some(6_000), Some(6_000), None, None]);
+        assert_eq!(run.down_at(ClientId::ALL[0], 3_000), None);
+    }
+}
