@@ -653,6 +653,103 @@ fn the_lesson_on_a_wrong_implementation_marks_each_difference_with_its_rule() {
     assert_eq!(summary["implementation"], dir.to_str().unwrap());
 }
 
+/// The caption box's words, its rows joined: a wrapped sentence is one sentence again.
+fn lesson_box(screen: &str) -> String {
+    let lines: Vec<&str> = screen.lines().collect();
+    common::boxed(&lines, "Lesson")
+        .map(|(_, rows)| rows.iter().map(|r| r.trim()).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// Every one-rule bug of the Python zoo, on the built-in lesson: each difference from the seed is
+/// told at the call it is about, and at each moment the run says the student's code differs,
+/// the screen's caption says so, with the call, the seed's answer and the rule.
+#[test]
+fn the_screen_says_where_a_wrong_implementation_differs_and_which_rule_it_breaks() {
+    if !can_run("python") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (mut shown, mut calls_placed) = (0, 0);
+    for entry in zoo("python").iter().filter(|e| e.breaks.is_some()) {
+        let folder = build(entry, dir.path());
+        let folder = folder.to_str().unwrap();
+        let (_, out, _) = tool(&["run", "gc-pause", "--format", "json", "--impl", folder]);
+        let events: Vec<Value> = out
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .collect();
+        let differs: Vec<&Value> = events.iter().filter(|e| e["event"] == "differs").collect();
+        // Each difference is told at the call it is about: by that client, at that moment.
+        for d in &differs {
+            let call = d["call"].as_str().unwrap();
+            let kinds: &[&str] = match call.split('(').next().unwrap() {
+                "acquire" => &["grant", "acquire_refused"],
+                "renew" => &["renew", "renew_refused"],
+                "release" => &["release", "release_refused"],
+                "write" => &["write"],
+                // The service's own making, before any client calls.
+                "new LockService" => continue,
+                other => panic!(
+                    "{}: a difference in an unknown call {other}: {d}",
+                    entry.name
+                ),
+            };
+            assert!(
+                events.iter().any(|e| e["t"] == d["t"]
+                    && e["client"] == d["client"]
+                    && kinds.contains(&e["event"].as_str().unwrap_or_default())),
+                "{}: {d} is told where no such call was made",
+                entry.name
+            );
+            calls_placed += 1;
+        }
+        // The first difference at each moment: the caption tells the moment's first.
+        let mut told_at = Vec::new();
+        for d in differs {
+            let at = d["t"].as_f64().unwrap();
+            if told_at.contains(&at) {
+                continue;
+            }
+            told_at.push(at);
+            let (_, screen, _) = tool(&[
+                "frame",
+                "gc-pause",
+                "--at",
+                &format!("{at:.1}"),
+                "--size",
+                "120x40",
+                "--impl",
+                folder,
+            ]);
+            let caption = lesson_box(&screen);
+            // The student's answer itself may differ between runs (a wall-clock reading).
+            let said = [
+                format!(
+                    "Your code differs from the seed here: {} -> ",
+                    d["call"].as_str().unwrap()
+                ),
+                format!(
+                    ", but {} ({}).",
+                    d["seed"].as_str().unwrap(),
+                    d["rule"].as_str().unwrap()
+                ),
+            ];
+            assert!(
+                said.iter().all(|part| caption.contains(part)),
+                "{} at {at} s: the caption does not say\n  {said:?}\nit says\n  {caption}",
+                entry.name
+            );
+            shown += 1;
+        }
+    }
+    assert!(shown >= 5, "only {shown} differences shown");
+    assert!(
+        calls_placed >= 10,
+        "only {calls_placed} differences placed at their calls"
+    );
+}
+
 #[test]
 fn what_a_hostile_program_sends_is_escaped_in_every_format_and_in_its_minimal_case() {
     if !require("python3", has("python3")) {
