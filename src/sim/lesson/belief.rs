@@ -241,19 +241,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::sim::lesson::tests::played;
     use crate::sim::{Input, InputKind, Scenario, Session, Setup};
-
-    fn played(name: &str, inputs: &[Input]) -> Session {
-        let scenario = Arc::new(Scenario::built_in(name).expect("built in"));
-        let end = scenario.end;
-        let mut session = Session::new(Setup::new(scenario));
-        for input in inputs {
-            session.seek(input.at);
-            session.inject(input.kind);
-        }
-        session.seek(end);
-        session
-    }
 
     fn at(lane: &[BeliefSpan], t: Ms) -> Option<(u64, Held)> {
         let i = lane.partition_point(|s| s.start <= t);

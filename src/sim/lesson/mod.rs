@@ -308,6 +308,21 @@ impl Lesson {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::Input;
+
+    /// Built-in lesson `name` played to its end, with each of the lecturer's `inputs` pressed at
+    /// its moment as the UI does: the run played up to it, then the input.
+    pub(super) fn played(name: &str, inputs: &[Input]) -> Session {
+        let scenario = Arc::new(Scenario::built_in(name).expect("built in"));
+        let end = scenario.end;
+        let mut session = Session::new(Setup::new(scenario));
+        for input in inputs {
+            session.seek(input.at);
+            session.inject(input.kind);
+        }
+        session.seek(end);
+        session
+    }
 
     /// Each family of words a caption may use, the settings it belongs to, written out by hand.
     /// A sentence naming a setting is foreign everywhere else; one naming none is foreign nowhere.

@@ -156,11 +156,10 @@ impl Lesson {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::sim::event::ClientId;
-    use crate::sim::{Scenario, Session, Setup};
+    use crate::sim::lesson::tests::played;
+    use crate::sim::Scenario;
 
     /// The write each lesson's question is about, written out by hand: client 1's with token 1,
     /// at the moment the question is asked (network-delay's is sent at 2 s and delivered at
@@ -175,8 +174,7 @@ mod tests {
             ("two-locks", 4_000, "order #2"),
         ];
         for name in Scenario::built_in_names() {
-            let scenario = Arc::new(Scenario::built_in(name).expect("built in"));
-            let session = Session::played_to(Setup::new(scenario.clone()), scenario.end);
+            let session = played(name, &[]);
             let run = RunView::of(&session);
             let asked: Vec<(Ms, ClientId, u64, String)> = Lesson::of(&session)
                 .asked_writes(run)

@@ -96,16 +96,14 @@ impl<'a> RunView<'a> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
+    use crate::sim::lesson::tests::played;
 
     /// crash-restart: client 2 crashes at 2 s for 4 s. It is down from the crash until it
     /// restarts at 6 s, and up again after; client 1 is never down.
     #[test]
     fn a_crashed_client_is_down_until_it_restarts_and_up_after() {
-        let scenario = Arc::new(Scenario::built_in("crash-restart").expect("built in"));
-        let session = Session::played_to(Setup::new(scenario.clone()), scenario.end);
+        let session = played("crash-restart", &[]);
         let run = RunView::of(&session);
         let client_2 = ClientId::ALL[1];
         let down: Vec<Option<Ms>> = [1_999, 2_000, 5_999, 6_000, 9_000]

@@ -149,23 +149,22 @@ fn action_lock(action: &ClientAction) -> LockId {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
-    use crate::sim::{Scenario, Session, Setup};
+    use crate::sim::lesson::tests::played;
+    use crate::sim::Input;
 
     /// crash-restart's script crashes client 2 at 2 s. Crashed by the lecturer at 1.5 s, it is
     /// down already then: the note says that crash changes nothing, not that it never happens.
     #[test]
     fn a_scripted_crash_of_a_client_already_down_is_said_to_change_nothing() {
-        let scenario = Arc::new(Scenario::built_in("crash-restart").expect("built in"));
-        let mut session = Session::new(Setup::new(scenario.clone()));
-        session.seek(1_500);
-        session.inject(InputKind::Crash {
-            client: ClientId::ALL[1],
-        });
-        session.seek(2_000);
-        let crash = (scenario.beats.iter())
+        let crash = Input {
+            at: 1_500,
+            kind: InputKind::Crash {
+                client: ClientId::ALL[1],
+            },
+        };
+        let session = played("crash-restart", &[crash]);
+        let crash = (session.scenario().beats.iter())
             .position(|b| b.at == 2_000)
             .expect("the scripted crash");
         let note = Lesson::of(&session).beat_note(RunView::of(&session), crash, 2_000);
@@ -178,11 +177,11 @@ mod tests {
     /// What the caption says of `client`'s first delayed write, played with the lecturer's
     /// delay of that client at `delay_at`.
     fn send_caption(name: &str, client: ClientId, delay_at: Ms) -> String {
-        let scenario = Arc::new(Scenario::built_in(name).expect("built in"));
-        let mut session = Session::new(Setup::new(scenario.clone()));
-        session.seek(delay_at);
-        session.inject(InputKind::Delay { client });
-        session.seek(scenario.end);
+        let delay = Input {
+            at: delay_at,
+            kind: InputKind::Delay { client },
+        };
+        let session = played(name, &[delay]);
         let run = RunView::of(&session);
         let send = (run.events().iter())
             .find(|e| matches!(e.kind, EventKind::Send { client: c, .. } if c == client))
