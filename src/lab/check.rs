@@ -343,19 +343,19 @@ impl Run<'_> {
     /// A rule's check: every aspect must hold, each shown by any of its paths.
     fn rule(&mut self, rule: Rule, findings: &Findings) -> Result<Verdict, ProtocolError> {
         let replay = self.replay(CheckId::Rule(rule));
-        if rule == Rule::ClockOnly && findings.profile.clock_ignored {
+        if let (Rule::ClockOnly, Some(evidence)) = (rule, &findings.clock) {
             return Ok(Verdict::Failed(Box::new(Failure {
                 rule,
-                transcript: Mismatch::lines_of(&findings.clock_evidence),
-                expected: findings.clock_sentence.clone(),
+                transcript: Mismatch::lines_of(&evidence.calls),
+                expected: evidence.sentence.clone(),
                 hint: None,
                 note: None,
                 replay,
                 watch: None,
                 chaos_seed: None,
-                played: findings.clock_evidence.clone(),
-                lease_seconds: 5.0,
-                first_token: 7,
+                played: evidence.calls.clone(),
+                lease_seconds: evidence.lease_seconds,
+                first_token: evidence.first_token,
                 not_implemented: None,
             })));
         }

@@ -10,6 +10,10 @@ use super::program::ProtocolError;
 use super::script::{Played, Subject};
 use super::wire::{LeaseReply, Reply, Request};
 
+mod clock;
+
+pub use clock::Evidence;
+
 /// The clock the experiment moves, far enough that no lease length hides it.
 const CLOCK_STEP: f64 = 5000.0;
 /// When the experiment renews its first lease, and renews it again.
@@ -44,9 +48,8 @@ const FIRST_TOKEN: u64 = 7;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Findings {
     pub profile: Profile,
-    /// The calls that showed the clock ignored, and what they showed (empty when it is not).
-    pub clock_evidence: Vec<Played>,
-    pub clock_sentence: String,
+    /// What showed the clock ignored (`None` when nothing did).
+    pub clock: Option<Evidence>,
 }
 
 fn acquire(name: &str, client: &str) -> Request {
@@ -174,26 +177,21 @@ pub fn measure(
     profile.refused_acquire_uses_token = used.refused_acquire;
     profile.renew_uses_token = used.renew;
     profile.release_uses_token = used.release;
-    let mut findings = Findings {
-        profile,
-        clock_evidence: Vec::new(),
-        clock_sentence: String::new(),
-    };
     let expiry = |l: Option<&LeaseReply>| l.and_then(|l| l.expires_at);
-    let ignored = match (expiry(first), expiry(second)) {
-        (Some(a), Some(b)) => clock_by_expiries(&played, a, b, renews),
-        // No expiries to compare: see whether a lease runs out in real time while the clock
-        // stands still.
-        _ if first.is_some() => clock_by_real_time(student, pause)?,
+    let mut clock = match (expiry(first), expiry(second)) {
+        (Some(a), Some(b)) => clock::by_expiries(&played, a, b, renews),
         _ => None,
     };
-    if let Some((evidence, sentence)) = ignored {
-        profile.clock_ignored = true;
-        findings.clock_evidence = evidence;
-        findings.clock_sentence = sentence;
+    // Expiries that follow the clock say nothing of the clock liveness is asked on: every
+    // program's leases are timed in real time too.
+    if clock.is_none() {
+        clock = clock::by_real_time(student, pause)?;
     }
-    findings.profile = profile;
-    Ok(findings)
+    if clock.is_none() {
+        clock = clock::by_liveness(student, pause)?;
+    }
+    profile.clock_ignored = clock.is_some();
+    Ok(Findings { profile, clock })
 }
 
 /// The first experiment's calls: a grant on the lease and first token given, two renews 2 s
@@ -231,273 +229,20 @@ fn first_probes() -> [(f64, Request); 12] {
     ]
 }
 
-/// Whether the expiries moved otherwise than the clock (`a` and `b` those of the grants before
-/// and after the clock's step): the calls that showed it and the sentence, or `None`.
-fn clock_by_expiries(
-    played: &[Played],
-    a: f64,
-    b: f64,
-    renews: (Option<&LeaseReply>, Option<&LeaseReply>),
-) -> Option<(Vec<Played>, String)> {
-    let expiry = |l: Option<&LeaseReply>| l.and_then(|l| l.expires_at);
-    // A new lease's expiry must move as the clock does. Of two renews 2 s apart, a renew
-    // that follows any clock-based rule (right or wrong) moves its expiry with the clock
-    // or keeps the grant's; one that stands still elsewhere reads another clock.
-    let moved = b - a;
-    // "Stands still" is up to a quarter of the clock's move: the real time between the two calls,
-    // which on a loaded grading machine can be milliseconds, is far below it, and every
-    // clock-based rule moves the expiry by the clock's 2 s, by a whole lease, or not at all.
-    let still = (RENEW_AGAIN_AT - RENEW_AT) / 4.0;
-    let stuck = match (expiry(renews.0), expiry(renews.1)) {
-        (Some(r1), Some(r2)) => {
-            ((r2 - r1).abs() < still && (r1 - a).abs() > 1e-9).then_some(r2 - r1)
-        }
-        _ => None,
-    };
-    let sentence = if (moved - CLOCK_STEP).abs() > 1e-6 {
-        Some(format!(
-            "a new lease's expiry moved {} s while the clock moved {} s",
-            super::wire::fmt_time(moved),
-            super::wire::fmt_time(CLOCK_STEP)
-        ))
-    } else {
-        stuck.map(|m| {
-            format!(
-                "between two renews the lease's expiry moved {} s (and not to the \
-                 grant's) while the clock moved {} s",
-                super::wire::fmt_time(m),
-                super::wire::fmt_time(RENEW_AGAIN_AT - RENEW_AT)
-            )
-        })
-    };
-    // The lock calls: the storage's experiment after them shows nothing of time.
-    sentence.map(|sentence| {
-        (
-            played[..8].to_vec(),
-            format!("{sentence}: time comes from somewhere else than clock.now()"),
-        )
-    })
-}
-
-/// Whether a short lease runs out in real time while the clock stands still: the calls that
-/// showed it and the sentence, or `None`.
-fn clock_by_real_time(
-    student: &mut dyn Subject,
-    pause: &dyn Fn(Duration),
-) -> Result<Option<(Vec<Played>, String)>, ProtocolError> {
-    let lease_seconds = 0.02;
-    let started = exchange(
-        student,
-        &[
-            (
-                0.0,
-                Request::New {
-                    lease_seconds: Some(lease_seconds),
-                    first_token: Some(1),
-                },
-            ),
-            (0.0, acquire("probe", "client-1")),
-            (0.0, acquire("probe", "client-2")),
-        ],
-    )?;
-    pause(Duration::from_millis(60));
-    let later = exchange(student, &[(0.0, acquire("probe", "client-3"))])?;
-    let control_refused = started[2].got.is_refusal();
-    let ran_out = lease(&started[1]).is_some() && control_refused && lease(&later[0]).is_some();
-    Ok(ran_out.then(|| {
-        (
-            started.into_iter().chain(later).collect(),
-            format!(
-                "with the clock standing at 0.0, a lease of {} s ran out after 60 ms of real \
-                 time: time comes from somewhere else than clock.now()",
-                super::wire::fmt_time(lease_seconds)
-            ),
-        )
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lab::testing::{Mistake, Student};
-    use std::cell::Cell;
-    use std::collections::VecDeque;
-    use std::rc::Rc;
 
     fn findings(mistake: Mistake) -> Findings {
         measure(&mut Student::new(mistake), &|_| {}).unwrap()
-    }
-
-    /// A program whose leases say nothing of when they end, so only real time can show which
-    /// clock it reads: time passes for it only as the experiment's pause says.
-    struct Silent {
-        /// Whether its leases end by real time, not by the clock.
-        real_time: bool,
-        /// Whether it grants anything at all.
-        grants: bool,
-        real_now: Rc<Cell<f64>>,
-        clock_now: f64,
-        lease: f64,
-        held_until: Option<f64>,
-        next: u64,
-        pending: VecDeque<Reply>,
-    }
-
-    impl Silent {
-        fn new(real_time: bool, grants: bool, real_now: Rc<Cell<f64>>) -> Silent {
-            Silent {
-                real_time,
-                grants,
-                real_now,
-                clock_now: 0.0,
-                lease: 10.0,
-                held_until: None,
-                next: 1,
-                pending: VecDeque::new(),
-            }
-        }
-
-        fn now(&self) -> f64 {
-            if self.real_time {
-                self.real_now.get()
-            } else {
-                self.clock_now
-            }
-        }
-
-        fn answer(&mut self, request: &Request) -> Reply {
-            match request {
-                Request::New { lease_seconds, .. } => {
-                    self.lease = lease_seconds.unwrap_or(10.0);
-                    self.held_until = None;
-                    Reply::Done
-                }
-                Request::Clock { now } => {
-                    self.clock_now = *now;
-                    Reply::Done
-                }
-                Request::Acquire { .. } => {
-                    if !self.grants || self.held_until.is_some_and(|end| self.now() < end) {
-                        return Reply::Lease(None);
-                    }
-                    self.held_until = Some(self.now() + self.lease);
-                    self.next += 1;
-                    Reply::Lease(Some(LeaseReply::new(self.next - 1, None)))
-                }
-                Request::Renew { token, .. } => Reply::Lease(Some(LeaseReply::new(*token, None))),
-                Request::HighestToken { .. } => Reply::Token(None),
-                _ => Reply::Done,
-            }
-        }
-    }
-
-    impl Subject for Silent {
-        fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
-            let reply = self.answer(request);
-            self.pending.push_back(reply);
-            Ok(())
-        }
-
-        fn receive(&mut self) -> Result<Reply, ProtocolError> {
-            Ok(self.pending.pop_front().expect("a request sent"))
-        }
-
-        fn in_flight(&self) -> usize {
-            self.pending.len()
-        }
-
-        fn language(&self) -> &str {
-            "a test double"
-        }
-
-        fn answered(&self) -> u64 {
-            0
-        }
-    }
-
-    /// Measures `program`, its pause moving `real_now` on; also says how long it paused.
-    fn measure_silent(real_time: bool, grants: bool) -> (Findings, f64) {
-        let real_now = Rc::new(Cell::new(0.0));
-        let mut program = Silent::new(real_time, grants, real_now.clone());
-        let paused = Cell::new(0.0);
-        let pause = |d: Duration| {
-            real_now.set(real_now.get() + d.as_secs_f64());
-            paused.set(paused.get() + d.as_secs_f64());
-        };
-        (measure(&mut program, &pause).unwrap(), paused.get())
-    }
-
-    /// Leases that report no expiry: a short lease that runs out in real time while the clock
-    /// stands still shows another clock; one that follows the clock is not charged; and a
-    /// program that grants nothing is not waited for.
-    #[test]
-    fn a_program_whose_leases_report_no_expiry_is_timed_in_real_time() {
-        let (found, paused) = measure_silent(true, true);
-        assert!(found.profile.clock_ignored);
-        assert_eq!(
-            found.clock_sentence,
-            "with the clock standing at 0.0, a lease of 0.02 s ran out after 60 ms of real \
-             time: time comes from somewhere else than clock.now()"
-        );
-        assert_eq!(found.clock_evidence.len(), 4);
-        assert!((paused - 0.06).abs() < 1e-9);
-        let (found, paused) = measure_silent(false, true);
-        assert!(!found.profile.clock_ignored);
-        assert!((paused - 0.06).abs() < 1e-9);
-        let (found, paused) = measure_silent(true, false);
-        assert!(!found.profile.clock_ignored);
-        assert_eq!(paused, 0.0, "nothing granted, nothing to time");
-    }
-
-    /// A renew that reads another clock moves its expiry by the real time between two calls:
-    /// nothing on an idle machine, milliseconds on a loaded one. Either way it is not the clock.
-    #[test]
-    fn a_renew_on_another_clock_is_seen_however_slowly_the_machine_answers() {
-        let played = exchange(&mut Student::new(Mistake::Correct), &first_probes()).unwrap();
-        let renew = |expires_at: f64| LeaseReply {
-            token: FIRST_TOKEN,
-            expires_at: Some(expires_at),
-            says: Box::default(),
-        };
-        let (a, b) = (LEASE, CLOCK_STEP + LEASE);
-        for real_gap in [0.0, 0.012, 0.3, 0.45] {
-            let (r1, r2) = (renew(17_574.7), renew(17_574.7 + real_gap));
-            assert!(
-                clock_by_expiries(&played, a, b, (Some(&r1), Some(&r2))).is_some(),
-                "a gap of {real_gap} s of real time"
-            );
-        }
-        let (r1, r2) = (renew(17_574.5), renew(17_574.75));
-        let (_, sentence) = clock_by_expiries(&played, a, b, (Some(&r1), Some(&r2))).unwrap();
-        assert_eq!(
-            sentence,
-            "between two renews the lease's expiry moved 0.25 s (and not to the grant's) while \
-             the clock moved 2.0 s: time comes from somewhere else than clock.now()"
-        );
-        // Every clock-based rule, right or wrong, is not charged to another clock: now + lease
-        // (2 s apart), the grant's expiry kept, the old expiry + lease.
-        for (r1, r2) in [
-            (RENEW_AT + LEASE, RENEW_AGAIN_AT + LEASE),
-            (a, a),
-            (a + LEASE, a + 2.0 * LEASE),
-        ] {
-            let found = clock_by_expiries(&played, a, b, (Some(&renew(r1)), Some(&renew(r2))));
-            assert!(found.is_none(), "renews to {r1} and {r2}");
-        }
-        // Standing still is a move of less than a quarter of the clock's 2 s.
-        for moved in [0.5, 1.0] {
-            let (r1, r2) = (renew(17_574.5), renew(17_574.5 + moved));
-            let found = clock_by_expiries(&played, a, b, (Some(&r1), Some(&r2)));
-            assert!(found.is_none(), "a move of {moved} s");
-        }
     }
 
     #[test]
     fn a_correct_program_follows_the_clock_and_honours_its_settings() {
         let found = findings(Mistake::Correct);
         assert_eq!(found.profile, Profile::default());
-        assert!(found.clock_evidence.is_empty());
-        assert_eq!(found.clock_sentence, "");
+        assert_eq!(found.clock, None);
     }
 
     /// The storage's two experiments, each seen only where it should be: a strict storage
@@ -549,16 +294,13 @@ mod tests {
     fn a_program_whose_time_stands_still_is_found_out() {
         let found = findings(Mistake::OwnClock);
         assert!(found.profile.clock_ignored);
+        let evidence = found.clock.expect("the clock's evidence");
         assert_eq!(
-            found.clock_sentence,
+            evidence.sentence,
             "a new lease's expiry moved 0.0 s while the clock moved 5000.0 s: time comes from \
              somewhere else than clock.now()"
         );
-        let calls: Vec<String> = found
-            .clock_evidence
-            .iter()
-            .map(|p| p.request.call())
-            .collect();
+        let calls: Vec<String> = evidence.calls.iter().map(|p| p.request.call()).collect();
         assert_eq!(
             calls,
             [

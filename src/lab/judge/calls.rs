@@ -49,14 +49,16 @@ pub(super) fn acquire(
             let own = facts.state == LockState::Live
                 && latest.is_some_and(|g| g.client == caller && !live_by_renew(g, decision));
             // A release the seed refused, of this live lease, is the likelier cause of a lock the
-            // student finds free than a grant to its own holder.
-            let rule = if own && !facts.refused_release {
+            // student finds free than a grant to its own holder, and so is a clock not the
+            // clock, by which no lease is where the seed has it.
+            let own = own && !facts.refused_release && !cx.profile.clock_ignored;
+            let rule = if own {
                 Rule::HolderAcquireNone
             } else {
                 liveness_rule(Op::Acquire, decision, cx)
             };
             let why = match latest {
-                Some(g) if own && !facts.refused_release => format!(
+                Some(g) if own => format!(
                     "{} itself holds the live lease token {} until {}: to keep it, renew",
                     g.client,
                     g.token,
