@@ -25,8 +25,10 @@ fn tool(args: &[&str]) -> (Option<i32>, String, String) {
 /// Every correct solution of `language` and every `step`th of its one-rule mutants.
 fn class_entries(language: &str, step: usize) -> Vec<Entry> {
     let entries = zoo(language);
-    let (correct, wrong): (Vec<Entry>, Vec<Entry>) =
-        entries.into_iter().partition(|e| e.breaks.is_none());
+    let (correct, wrong): (Vec<Entry>, Vec<Entry>) = entries
+        .into_iter()
+        .filter(|e| e.is_correct() || e.breaks.is_some())
+        .partition(Entry::is_correct);
     correct
         .into_iter()
         .chain(wrong.into_iter().step_by(step))
@@ -174,7 +176,7 @@ fn the_text_csv_and_markdown_views_name_each_submission_with_its_count() {
     }
     let class = tempfile::tempdir().unwrap();
     let entries = zoo("python");
-    let correct = entries.iter().find(|e| e.breaks.is_none()).unwrap();
+    let correct = entries.iter().find(|e| e.is_correct()).unwrap();
     let wrong = entries.iter().find(|e| e.breaks.is_some()).unwrap();
     build(correct, class.path());
     build(wrong, class.path());
@@ -290,7 +292,7 @@ fn every_graded_step_of_the_written_workflow_passes_correct_code_and_fails_the_r
     }
     let root = tempfile::tempdir().unwrap();
     let entries = zoo("python");
-    let correct = entries.iter().find(|e| e.breaks.is_none()).unwrap();
+    let correct = entries.iter().find(|e| e.is_correct()).unwrap();
     let wrong = entries
         .iter()
         .find(|e| e.breaks.as_deref() == Some("write-stale-rejected"))

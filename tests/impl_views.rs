@@ -79,7 +79,7 @@ fn page(scenario: &str, extra: &[&str], dir: &Path) -> String {
 fn correct(language: &str) -> Vec<Entry> {
     zoo(language)
         .into_iter()
-        .filter(|e| e.breaks.is_none() && e.base.is_none())
+        .filter(|e| e.is_correct() && e.base.is_none())
         .collect()
 }
 

@@ -23,6 +23,9 @@ fn wrong_verdicts(entry: &Entry, report: &Report) -> Vec<String> {
     if let Some(error) = &report.error {
         return vec![format!("stopped: {error}")];
     }
+    if let Some(op) = &entry.unwritten {
+        return unwritten_verdicts(entry, op, report);
+    }
     let Some(breaks) = &entry.breaks else {
         return report
             .outcomes
@@ -40,7 +43,7 @@ fn wrong_verdicts(entry: &Entry, report: &Report) -> Vec<String> {
     for o in &report.outcomes {
         let must_not_judge = entry.not_judged.iter().any(|id| id == o.id());
         let ok = match (o.check, &o.verdict) {
-            (_, Verdict::NotJudged { rule, .. }) if must_not_judge => *rule == broken,
+            (_, Verdict::NotJudged { rule, .. }) if must_not_judge => *rule == Some(broken),
             _ if must_not_judge => false,
             // Its own rule's check fails, charged to it.
             (CheckId::Rule(r), Verdict::Failed(f)) => r == broken && f.rule == broken,
@@ -49,7 +52,7 @@ fn wrong_verdicts(entry: &Entry, report: &Report) -> Vec<String> {
             // broad check that fails names the same rule.
             (_, Verdict::Passed) => true,
             (_, Verdict::Failed(f)) => f.rule == broken,
-            (_, Verdict::NotJudged { rule, .. }) => *rule == broken,
+            (_, Verdict::NotJudged { rule, .. }) => *rule == Some(broken),
             (_, Verdict::NotRun(_)) => false,
         };
         if !ok {
@@ -59,11 +62,43 @@ fn wrong_verdicts(entry: &Entry, report: &Report) -> Vec<String> {
     wrong
 }
 
+/// What is wrong with the report of an entry with a method still to write (`op`): a check of a
+/// rule about it fails as not implemented under that rule; another named check passes, or is
+/// not judged for want of the method where the entry lists it; a broad check fails as not
+/// implemented, or passes where it never calls the method.
+fn unwritten_verdicts(entry: &Entry, op: &str, report: &Report) -> Vec<String> {
+    let listed = |id: &str| entry.not_judged.iter().any(|n| n == id);
+    let needs = format!(", not written yet");
+    report
+        .outcomes
+        .iter()
+        .filter(|o| {
+            let ok = match (o.check, &o.verdict) {
+                (CheckId::Rule(r), Verdict::Failed(f)) if r.about().contains(&op) => {
+                    f.rule == r && f.not_implemented.is_some()
+                }
+                (CheckId::Rule(r), _) if r.about().contains(&op) => false,
+                (CheckId::Rule(_), Verdict::Passed) => !listed(o.id()),
+                (CheckId::Rule(_), Verdict::NotJudged { rule: None, because }) => {
+                    listed(o.id()) && because.ends_with(&needs)
+                }
+                (CheckId::Rule(_), _) => false,
+                (_, Verdict::Failed(f)) => f.not_implemented.is_some(),
+                (_, Verdict::Passed) => true,
+                (_, _) => false,
+            };
+            !ok
+        })
+        .map(describe)
+        .collect()
+}
+
 fn describe(o: &Outcome) -> String {
     match &o.verdict {
         Verdict::Passed => format!("{} passed", o.id()),
         Verdict::Failed(f) => format!("{} failed on {}", o.id(), f.rule),
         Verdict::NotJudged { rule, because } => {
+            let rule = rule.map_or("none broken".into(), |r| r.to_string());
             format!("{} not judged ({rule}): {because}", o.id())
         }
         Verdict::NotRun(why) => format!("{} not run: {why}", o.id()),

@@ -247,16 +247,12 @@ impl Run<'_> {
             Some(m) => Verdict::Failed(failure(&m, &script, replay)),
             None => match made_state(&calls, &played, findings.profile, &language) {
                 None => Verdict::Passed,
-                // A method still to write fails the check it is needed by.
-                Some(m) if m.divergence.not_implemented.is_some() => {
-                    let mut f = failure(&m, &script, replay);
-                    f.rule = Rule::NewStartsOver;
-                    Verdict::Failed(f)
-                }
-                Some(m) => Verdict::NotJudged {
-                    rule: m.rule(),
-                    because: breaks_first(&m),
-                },
+                Some(m) => paths::unwritten_elsewhere(Rule::NewStartsOver, &m).unwrap_or(
+                    Verdict::NotJudged {
+                        rule: Some(m.rule()),
+                        because: breaks_first(&m),
+                    },
+                ),
             },
         };
         Ok(Prepared {
@@ -298,7 +294,7 @@ impl Run<'_> {
             (_, true) => (
                 String::new(),
                 Verdict::NotJudged {
-                    rule: Rule::NewStartsOver,
+                    rule: Some(Rule::NewStartsOver),
                     because: "your program keeps state across `new` (see new-starts-over), so \
                               scripts played one after another cannot be judged"
                         .into(),

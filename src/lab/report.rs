@@ -143,7 +143,7 @@ pub fn check_json(outcome: &Outcome, points: &Points) -> Value {
     };
     let charged = match &outcome.verdict {
         Verdict::Failed(f) => Some(f.rule.id()),
-        Verdict::NotJudged { rule, .. } => Some(rule.id()),
+        Verdict::NotJudged { rule, .. } => rule.map(|r| r.id()),
         _ => None,
     };
     json!({

@@ -181,6 +181,33 @@ impl Rule {
         }
     }
 
+    /// The methods the rule is about, as the protocol's `op`s: a method still to write fails
+    /// the checks of the rules about it, and leaves the others not judged where they cannot be
+    /// shown without it. `new-starts-over` and `clock-only` are about every method alike, so
+    /// about none alone.
+    pub fn about(self) -> &'static [&'static str] {
+        match self {
+            Rule::NewStartsOver | Rule::ClockOnly => &[],
+            Rule::Defaults
+            | Rule::LeaseLive
+            | Rule::ExpiryBoundary
+            | Rule::OneCounter
+            | Rule::RefusedAcquireNoToken
+            | Rule::HolderAcquireNone => &["acquire"],
+            Rule::RenewKeepsToken
+            | Rule::RenewExtendsFromNow
+            | Rule::ExpiredNoRenew
+            | Rule::LateRenew => &["renew"],
+            Rule::ReleaseFrees | Rule::ExpiredNoRelease | Rule::LateRelease => &["release"],
+            Rule::Holder => &["holder"],
+            Rule::WriteAccepts | Rule::RejectedChangesNothing => {
+                &["write", "read", "highest_token"]
+            }
+            Rule::WriteEqualToken | Rule::WriteStaleRejected | Rule::PerKey => &["write"],
+            Rule::NeverWritten => &["read", "highest_token"],
+        }
+    }
+
     /// The rule with this id.
     pub fn from_id(id: &str) -> Option<Rule> {
         Rule::ALL.into_iter().find(|r| r.id() == id)

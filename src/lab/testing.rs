@@ -92,13 +92,13 @@ pub enum Mistake {
     ReadEmptyForNew,
     /// Time read from somewhere else than the clock (it never moves).
     OwnClock,
-    /// The starter's `write` not written yet.
-    WriteNotImplemented,
+    /// The starter's method of this `op` not written yet.
+    NotWritten(&'static str),
 }
 
 impl Mistake {
     /// Every mistake, the correct student first.
-    pub const ALL: [Mistake; 40] = [
+    pub const ALL: [Mistake; 46] = [
         Mistake::Correct,
         Mistake::DefaultLease30,
         Mistake::DefaultFirstToken0,
@@ -138,7 +138,24 @@ impl Mistake {
         Mistake::HighestZeroForNew,
         Mistake::ReadEmptyForNew,
         Mistake::OwnClock,
-        Mistake::WriteNotImplemented,
+        Mistake::NotWritten("acquire"),
+        Mistake::NotWritten("renew"),
+        Mistake::NotWritten("release"),
+        Mistake::NotWritten("holder"),
+        Mistake::NotWritten("write"),
+        Mistake::NotWritten("read"),
+        Mistake::NotWritten("highest_token"),
+    ];
+
+    /// Every method a student may leave unwritten, as its `op`.
+    pub const METHODS: [&'static str; 7] = [
+        "acquire",
+        "renew",
+        "release",
+        "holder",
+        "write",
+        "read",
+        "highest_token",
     ];
 
     /// Every mistake but none.
@@ -149,7 +166,7 @@ impl Mistake {
     /// The one rule the mistake breaks (`None`: correct, or a method not written yet).
     pub fn breaks(self) -> Option<Rule> {
         Some(match self {
-            Mistake::Correct | Mistake::WriteNotImplemented => return None,
+            Mistake::Correct | Mistake::NotWritten(_) => return None,
             Mistake::DefaultLease30 | Mistake::DefaultFirstToken0 => Rule::Defaults,
             Mistake::KeepsCounterAcrossNew | Mistake::KeepsGrantsAcrossNew => Rule::NewStartsOver,
             Mistake::AcquireIgnoresExpiry | Mistake::LeaseOneSecondLonger => Rule::LeaseLive,
@@ -446,9 +463,6 @@ impl Student {
 
     fn write(&mut self, key: &str, value: &str, token: u64) -> Reply {
         let m = self.mistake;
-        if m == Mistake::WriteNotImplemented {
-            return Reply::NotImplemented("FencedStorage.write".into());
-        }
         let highest = if m == Mistake::GlobalHighest {
             self.entries.values().map(|e| e.1).max()
         } else {
@@ -490,6 +504,16 @@ impl Student {
 
     fn answer(&mut self, request: &Request) -> Reply {
         let m = self.mistake;
+        if let Mistake::NotWritten(op) = m {
+            if request.op() == op {
+                let class = if matches!(op, "write" | "read" | "highest_token") {
+                    "FencedStorage"
+                } else {
+                    "LockService"
+                };
+                return Reply::NotImplemented(format!("{class}.{op}"));
+            }
+        }
         match request {
             Request::Hello => Reply::Hello {
                 language: "a test double".into(),

@@ -72,6 +72,17 @@ pub struct Entry {
     /// when a lease ends).
     #[serde(default)]
     pub not_judged: Vec<String>,
+    /// The method, as the protocol's `op`, that still throws the starter's "not implemented
+    /// yet": only the checks of the rules about it may fail, and those it lists in
+    /// `not_judged` are not judged, every other named check passes.
+    pub unwritten: Option<String>,
+}
+
+impl Entry {
+    /// A correct solution: it breaks no rule and has every method written.
+    pub fn is_correct(&self) -> bool {
+        self.breaks.is_none() && self.unwritten.is_none()
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -74,10 +74,11 @@ impl Default for Plan {
 pub enum Verdict {
     Passed,
     Failed(Box<Failure>),
-    /// A difference about another rule came first, so this rule could not be judged: counted
-    /// neither passed nor failed.
+    /// A difference about another rule came first, or a method the check cannot do without is
+    /// still to write, so this rule could not be judged: counted neither passed nor failed.
     NotJudged {
-        rule: Rule,
+        /// The rule broken first (`None`: a method still to write, which breaks no rule here).
+        rule: Option<Rule>,
         because: String,
     },
     /// The check did not run: the program stopped, or the check's deadline passed.

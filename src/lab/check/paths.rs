@@ -24,6 +24,9 @@ pub(super) fn path_verdict(
     let Some(found) = play(script, scope, subject, profile)? else {
         return Ok(Verdict::Passed);
     };
+    if let Some(unwritten) = unwritten_elsewhere(rule, &found) {
+        return Ok(unwritten);
+    }
     let fails = |m: &Mismatch| charged_to(rule, m);
     let (script, found) = confirm(script.clone(), found, subject, profile)?;
     let any = |_: &Mismatch| true;
@@ -40,7 +43,7 @@ pub(super) fn path_verdict(
                 Verdict::Failed(f)
             }
             Shrunk::Unstable(..) => Verdict::NotJudged {
-                rule: unstable_rule(profile),
+                rule: Some(unstable_rule(profile)),
                 because: UNSTABLE.into(),
             },
         },
@@ -75,9 +78,36 @@ pub(super) fn fresh_path_verdict(
 }
 
 /// Whether a difference on `rule`'s path is charged to that rule: it breaks the rule, or it is
-/// a method still to write, which fails the check it is needed by.
+/// a method still to write that the rule is about.
 fn charged_to(rule: Rule, m: &Mismatch) -> bool {
-    m.rule() == rule || m.divergence.not_implemented.is_some()
+    m.rule() == rule || unwritten(m).is_some_and(|op| rule.about().contains(&op))
+}
+
+/// The `op` of the method still to write that the difference is, if it is one.
+pub(super) fn unwritten(m: &Mismatch) -> Option<&'static str> {
+    m.divergence.not_implemented.as_ref()?;
+    m.transcript.last().map(|p| p.request.op())
+}
+
+/// A path that stops at a method still to write which `rule` is not about: not judged on this
+/// path, which other paths of the aspect may show without it (`None`: any other difference).
+pub(super) fn unwritten_elsewhere(rule: Rule, m: &Mismatch) -> Option<Verdict> {
+    unwritten(m)
+        .filter(|op| !rule.about().contains(op))
+        .map(|_| Verdict::NotJudged {
+            rule: None,
+            because: needs_unwritten(m),
+        })
+}
+
+/// "step 5, release(file, client-1, 1): needs LockService.release, not written yet".
+pub(super) fn needs_unwritten(m: &Mismatch) -> String {
+    let method = m.divergence.not_implemented.as_deref().unwrap_or_default();
+    format!(
+        "{}: needs {}, not written yet",
+        at_step(m),
+        crate::lab::wire::one_line(method)
+    )
 }
 
 /// The verdict on `rule`'s path of a difference as it will be shown (`script` its case): the
@@ -87,9 +117,11 @@ fn judged(rule: Rule, m: &Mismatch, script: &Script, replay: &str) -> Verdict {
         let mut f = failure(m, script, replay.to_owned());
         f.rule = rule;
         Verdict::Failed(f)
+    } else if let Some(unwritten) = unwritten_elsewhere(rule, m) {
+        unwritten
     } else {
         Verdict::NotJudged {
-            rule: m.rule(),
+            rule: Some(m.rule()),
             because: breaks_first(m),
         }
     }
@@ -160,16 +192,17 @@ pub(super) fn unstable_rule(profile: Profile) -> Rule {
 
 /// "step 3, acquire(file, client-2), breaks lease-live first".
 pub(super) fn breaks_first(m: &Mismatch) -> String {
+    format!("{}, breaks {} first", at_step(m), m.rule())
+}
+
+/// "step 3, acquire(file, client-2)": the step a difference is at, and its call.
+fn at_step(m: &Mismatch) -> String {
     let call = m
         .transcript
         .last()
         .map(|p| crate::lab::wire::one_line(&p.request.call()))
         .unwrap_or_default();
-    format!(
-        "step {}, {call}, breaks {} first",
-        m.steps_played.max(1),
-        m.rule()
-    )
+    format!("step {}, {call}", m.steps_played.max(1))
 }
 
 pub(super) fn failure(m: &Mismatch, script: &Script, replay: String) -> Box<Failure> {

@@ -178,7 +178,7 @@ fn each_mistake_fails_exactly_its_rule_and_every_failure_is_charged_to_it() {
                 }
                 (_, Verdict::Failed(f)) => f.rule == broken,
                 (check, Verdict::Passed) => out_of_reach(mistake, check),
-                (_, Verdict::NotJudged { rule, .. }) => leaky && *rule == Rule::NewStartsOver,
+                (_, Verdict::NotJudged { rule, .. }) => leaky && *rule == Some(Rule::NewStartsOver),
                 (_, Verdict::NotRun(_)) => false,
             };
             if !ok {
@@ -236,45 +236,71 @@ fn whatever_the_seed_random_failures_are_charged_to_the_broken_rule() {
     }
 }
 
-/// A method still to write fails every check that needs it, as not implemented, under that
-/// check's own rule.
+/// The named checks a method still to write leaves not judged: those with an aspect that no
+/// path shows without it. Written out by hand, so that a change in what the checks need is seen.
+fn unwritten_leaves_not_judged(op: &str) -> &'static [Rule] {
+    use Rule::*;
+    match op {
+        "acquire" => &[
+            NewStartsOver,
+            RenewKeepsToken,
+            RenewExtendsFromNow,
+            ExpiredNoRenew,
+            LateRenew,
+            ReleaseFrees,
+            ExpiredNoRelease,
+            LateRelease,
+            Holder,
+            ClockOnly,
+        ],
+        "renew" | "release" => &[],
+        "holder" => &[NewStartsOver, ReleaseFrees],
+        "write" => &[NewStartsOver, NeverWritten],
+        "read" => &[NewStartsOver, WriteEqualToken, PerKey],
+        "highest_token" => &[NewStartsOver, PerKey],
+        other => panic!("no method {other}"),
+    }
+}
+
+/// A method still to write costs only the rules about it: their checks fail, as not
+/// implemented, under their own rule; every other named check passes, or, where it cannot be
+/// shown without the method, is not judged and says so. The broad checks, which call every
+/// method, fail.
 #[test]
-fn a_method_not_written_yet_fails_the_checks_that_need_it() {
-    let out = outcomes(Mistake::WriteNotImplemented);
-    for o in &out {
-        let needs_write = matches!(
-            o.check,
-            CheckId::Rule(
-                Rule::NewStartsOver
-                    | Rule::WriteAccepts
-                    | Rule::WriteEqualToken
-                    | Rule::WriteStaleRejected
-                    | Rule::RejectedChangesNothing
-                    | Rule::PerKey
-                    | Rule::NeverWritten
-            ) | CheckId::Random
-                | CheckId::Exhaustive
-                | CheckId::Chaos
-        );
-        match (&o.verdict, needs_write) {
-            (Verdict::Failed(f), true) => {
-                assert_eq!(f.expected, "the seed's rules need it: write it next");
-                assert!(
-                    f.transcript
-                        .last()
-                        .unwrap()
-                        .ends_with("not implemented yet (FencedStorage.write)"),
-                    "{:?}",
-                    f.transcript
-                );
-                if let CheckId::Rule(rule) = o.check {
-                    assert_eq!(f.rule, rule);
+fn a_method_not_written_yet_costs_only_the_rules_about_it() {
+    let mut wrong = Vec::new();
+    for op in Mistake::METHODS {
+        let out = outcomes(Mistake::NotWritten(op));
+        let not_judged = unwritten_leaves_not_judged(op);
+        for o in &out {
+            let ok = match (o.check, &o.verdict) {
+                (CheckId::Rule(rule), Verdict::Failed(f)) if rule.about().contains(&op) => {
+                    f.rule == rule
+                        && f.not_implemented.is_some()
+                        && f.expected == "the seed's rules need it: write it next"
+                        && f.transcript.last().unwrap().contains("not implemented yet (")
                 }
+                (CheckId::Rule(rule), _) if rule.about().contains(&op) => false,
+                (CheckId::Rule(rule), Verdict::NotJudged { rule: None, because }) => {
+                    not_judged.contains(&rule)
+                        && because.ends_with(", not written yet")
+                        && because.contains(&format!(".{op}, not"))
+                }
+                (CheckId::Rule(rule), Verdict::Passed) => !not_judged.contains(&rule),
+                (CheckId::Rule(_), _) => false,
+                (_, Verdict::Failed(f)) => f.not_implemented.is_some(),
+                // The chaos runs' clients never renew and never read back.
+                (CheckId::Chaos, Verdict::Passed) => {
+                    matches!(op, "renew" | "read" | "highest_token")
+                }
+                (_, _) => false,
+            };
+            if !ok {
+                wrong.push(format!("{op} unwritten, {}: {:?}", o.id(), o.verdict));
             }
-            (Verdict::Passed, false) => {}
-            (v, _) => panic!("{}: {v:?}", o.id()),
         }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// A program that answers every call with a refusal passes nothing: every check fails or is
@@ -783,7 +809,7 @@ fn a_difference_that_does_not_repeat_on_a_rules_path_is_not_judged() {
     assert_eq!(
         verdict,
         Verdict::NotJudged {
-            rule: Rule::NewStartsOver,
+            rule: Some(Rule::NewStartsOver),
             because: UNSTABLE.into()
         }
     );
@@ -851,7 +877,7 @@ fn a_fresh_path_is_failed_only_by_its_own_rules_mistake() {
                     }
                     Verdict::NotJudged { rule: charged, .. } => {
                         assert_ne!(rule, broken, "{mistake:?}");
-                        assert_eq!(charged, broken, "{mistake:?} on {rule}");
+                        assert_eq!(charged, Some(broken), "{mistake:?} on {rule}");
                     }
                     Verdict::NotRun(why) => panic!("{mistake:?} on {rule}: {why}"),
                 }

@@ -25,7 +25,7 @@ fn verdict(kind: u8, step: u8) -> Verdict {
             Verdict::Failed(failure)
         }
         2 => Verdict::NotJudged {
-            rule,
+            rule: Some(rule),
             because: "a difference came first".into(),
         },
         _ => Verdict::NotRun("the program stopped".into()),

@@ -25,7 +25,7 @@ fn python() -> (Shared, tempfile::TempDir) {
 
 /// What a program that follows the clock answers to the experiments the backend runs first
 /// (profile.rs): a lease of 5 s with token 7 at 0, renewed at 4 and 6, and token 8 at 5000.
-const EXPERIMENTS: [&str; 20] = [
+const EXPERIMENTS: [&str; 40] = [
     r#"{"id":#,"done":true}"#,
     r#"{"id":#,"returned":{"token":7,"expires_at":5.0}}"#,
     r#"{"id":#,"done":true}"#,
@@ -48,6 +48,28 @@ const EXPERIMENTS: [&str; 20] = [
     r#"{"id":#,"returned":{"token":12,"expires_at":5005.0}}"#,
     r#"{"id":#,"returned":null}"#,
     r#"{"id":#,"returned":{"token":13,"expires_at":5005.0}}"#,
+    // A short lease, timed in real time while the clock stands still.
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"returned":{"token":1,"expires_at":0.02}}"#,
+    r#"{"id":#,"returned":null}"#,
+    r#"{"id":#,"returned":null}"#,
+    // A lease just granted, live at once to another client's acquire, holder, renew, release.
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"returned":{"token":1,"expires_at":5.0}}"#,
+    r#"{"id":#,"returned":null}"#,
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"returned":{"token":1,"expires_at":5.0}}"#,
+    r#"{"id":#,"returned":"client-1"}"#,
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"returned":{"token":1,"expires_at":5.0}}"#,
+    r#"{"id":#,"returned":{"token":1,"expires_at":5.0}}"#,
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"done":true}"#,
+    r#"{"id":#,"returned":{"token":1,"expires_at":5.0}}"#,
+    r#"{"id":#,"returned":null}"#,
 ];
 
 /// A program that says hello, answers the experiments, then answers the next requests with

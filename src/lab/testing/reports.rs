@@ -61,7 +61,7 @@ pub fn sample() -> Report {
         outcome(
             CheckId::Rule(Rule::RejectedChangesNothing),
             Verdict::NotJudged {
-                rule: stale,
+                rule: Some(stale),
                 because: "step 2, write(file, \"three\", 3), breaks write-stale-rejected first"
                     .into(),
             },
