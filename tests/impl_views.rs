@@ -148,7 +148,7 @@ fn a_program_that_stops_answering_writes_no_page_and_keeps_the_old_one() {
     }
     let dir = tempfile::tempdir().unwrap();
     // It answers the experiments, then dies at the lesson's first write.
-    let folder = exiting_in("write", "key != \"probe-key\"", dir.path());
+    let folder = exiting_in("write", "key != \"ledger\"", dir.path());
 
     let target = dir.path().join("lesson.html");
     std::fs::write(&target, "the earlier page").unwrap();
@@ -235,7 +235,7 @@ fn a_program_that_stops_answering_mid_lesson_stops_the_story_there() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let folder = exiting_in("write", "key != \"probe-key\"", dir.path());
+    let folder = exiting_in("write", "key != \"ledger\"", dir.path());
     let built_in = fencing_lab(&["run", "gc-pause"]);
     let built_in = String::from_utf8_lossy(&built_in.stdout).into_owned();
     let first_write = built_in

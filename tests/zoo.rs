@@ -43,6 +43,11 @@ fn wrong_verdicts(entry: &Entry, report: &Report) -> Vec<String> {
     for o in &report.outcomes {
         let must_not_judge = entry.not_judged.iter().any(|id| id == o.id());
         let ok = match (o.check, &o.verdict) {
+            (CheckId::Rule(r), Verdict::Failed(f)) if entry.alone => {
+                r == broken && f.rule == broken
+            }
+            (CheckId::Rule(r), _) if entry.alone && r == broken => false,
+            (_, v) if entry.alone => *v == Verdict::Passed,
             (_, Verdict::NotJudged { rule, .. }) if must_not_judge => *rule == Some(broken),
             _ if must_not_judge => false,
             // Its own rule's check fails, charged to it.
@@ -68,7 +73,7 @@ fn wrong_verdicts(entry: &Entry, report: &Report) -> Vec<String> {
 /// implemented, or passes where it never calls the method.
 fn unwritten_verdicts(entry: &Entry, op: &str, report: &Report) -> Vec<String> {
     let listed = |id: &str| entry.not_judged.iter().any(|n| n == id);
-    let needs = format!(", not written yet");
+    let needs = ", not written yet";
     report
         .outcomes
         .iter()
@@ -79,9 +84,13 @@ fn unwritten_verdicts(entry: &Entry, op: &str, report: &Report) -> Vec<String> {
                 }
                 (CheckId::Rule(r), _) if r.about().contains(&op) => false,
                 (CheckId::Rule(_), Verdict::Passed) => !listed(o.id()),
-                (CheckId::Rule(_), Verdict::NotJudged { rule: None, because }) => {
-                    listed(o.id()) && because.ends_with(&needs)
-                }
+                (
+                    CheckId::Rule(_),
+                    Verdict::NotJudged {
+                        rule: None,
+                        because,
+                    },
+                ) => listed(o.id()) && because.ends_with(needs),
                 (CheckId::Rule(_), _) => false,
                 (_, Verdict::Failed(f)) => f.not_implemented.is_some(),
                 (_, Verdict::Passed) => true,

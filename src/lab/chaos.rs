@@ -190,6 +190,11 @@ pub struct Found {
     /// Seeds judged only up to a call where float rounding, not a rule, decided whether a lease
     /// was live (chaos times are not on a grid exact in binary).
     pub unclear: u64,
+    /// The program stopped answering (and was started again), so the seeds after were not
+    /// played and the writes are not counted over every seed.
+    pub cut_short: bool,
+    /// Seeds played, the one cut short included.
+    pub played: u64,
 }
 
 /// Plays the calls of `seeds` on the student's code.
@@ -204,6 +209,8 @@ pub fn check(
         writes: Writes::default(),
         difference: None,
         unclear: 0,
+        cut_short: false,
+        played: 0,
     };
     // The next seed's calls are recorded and sent while the program answers this one's.
     let send = |seed: u64, student: &mut dyn Subject| -> Result<Vec<Call>, ProtocolError> {
@@ -228,6 +235,7 @@ pub fn check(
             next = Some(send(seed + 1, student)?);
         }
         found.calls += calls.len() as u64;
+        found.played += 1;
         // The first difference is judged; every write is counted, to say how the storage did.
         let mut rest = 0;
         if found.difference.is_none() {
@@ -248,9 +256,20 @@ pub fn check(
                 }
             }
         }
+        let stopped = |m: &Mismatch| matches!(m.transcript.last(), Some(p) if p.got.is_stop());
+        found.cut_short = found.difference.as_ref().is_some_and(|(_, m)| stopped(m));
         for call in &calls[rest..] {
+            if found.cut_short {
+                break;
+            }
             let got = student.receive()?;
+            found.cut_short = got.is_stop();
             count_one(call, &got, &mut found.writes);
+        }
+        // Each later seed could stop the program again, at the cost of its timeout.
+        if found.cut_short {
+            student.drain()?;
+            break;
         }
     }
     Ok(found)
@@ -271,7 +290,7 @@ fn count_one(call: &Call, got: &Reply, writes: &mut Writes) {
         count_seed(call, writes);
         if matches!(got, Reply::NotImplemented(_)) {
             // Not the storage's answer: its write is still to be written.
-        } else if got.is_refusal() || matches!(got, Reply::Strange(_)) {
+        } else if got.is_refusal() || got.is_unusable() {
             writes.student_rejects += 1;
         } else {
             writes.student_accepts += 1;

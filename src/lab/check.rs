@@ -17,13 +17,16 @@ use crate::sim::text::counted;
 
 mod outcome;
 mod paths;
+mod restart;
 
 use outcome::{not_run, words_of};
 pub use outcome::{CheckId, Failure, Outcome, Plan, Report, Verdict};
 use paths::{
     breaks_first, confirm, failure, fresh_path_verdict, path_verdict, scope_of, shrunk_note,
-    unstable_rule,
+    unstable_rule, NOT_SHRUNK,
 };
+use restart::Restarting;
+pub use restart::{Stop, MOST_RESTARTS};
 
 /// What a program whose answers change between two plays of the same calls is told.
 pub const UNSTABLE: &str = "your program answers the same calls differently on a second run: \
@@ -58,7 +61,7 @@ pub fn run_watched(
         fresh.set_deadline(started, plan.deadline);
         Ok(Box::new(fresh))
     };
-    let (outcomes, calls, error, stderr) = run_on(
+    let found = run_on(
         Box::new(program),
         &mut start,
         target,
@@ -69,20 +72,30 @@ pub fn run_watched(
     Report {
         target: target.describe(),
         language,
-        outcomes,
-        calls,
+        outcomes: found.outcomes,
+        calls: found.calls,
         seconds: started.elapsed().as_secs_f64(),
-        error,
-        stderr,
+        error: found.error,
+        stderr: found.stderr,
+        stops: found.stops,
     }
 }
 
 /// Starts a fresh program, for a program that keeps state across `new`.
 pub type Start<'a> = dyn FnMut() -> Result<Box<dyn Subject>, ProtocolError> + 'a;
 
-/// What [`run_on`] found: the outcomes, the requests answered, the protocol error that ended the
-/// run (if one did) and the last program's last stderr lines.
-pub type Found = (Vec<Outcome>, u64, Option<String>, Vec<String>);
+/// What [`run_on`] found.
+pub struct Found {
+    pub outcomes: Vec<Outcome>,
+    /// Requests answered, the greetings aside.
+    pub calls: u64,
+    /// The protocol error that ended the run, if one did.
+    pub error: Option<String>,
+    /// The last program's last stderr lines.
+    pub stderr: Vec<String>,
+    /// Each time the program stopped answering and was started again.
+    pub stops: Vec<Stop>,
+}
 
 /// [`run`] on any subject. `target` only names the check in its replay lines.
 pub fn run_on(
@@ -96,10 +109,8 @@ pub fn run_on(
     let mut run = Run {
         target,
         plan,
-        subject: Some(subject),
-        start,
+        program: Restarting::new(subject, start),
         leaky: false,
-        calls: 0,
         started: Instant::now(),
     };
     let checks: Vec<CheckId> = match plan.only {
@@ -109,8 +120,21 @@ pub fn run_on(
     let mut outcomes = Vec::new();
     // What ended the run, if anything did; its stderr lines stand for a program that is gone.
     let mut error: Option<ProtocolError> = None;
-    let prepared = run.prepare().map_err(|e| error = Some(e)).ok();
+    run.program.during = "the experiments before the checks".into();
+    let prepared = run
+        .prepare()
+        .map_err(|mut e| {
+            e.sentence = format!(
+                "in the experiments run before the checks (which ask what one call cannot \
+                 tell: which clock your program reads, whether it honours its settings, which \
+                 calls use up a token), {}",
+                e.sentence
+            );
+            error = Some(e);
+        })
+        .ok();
     for check in checks {
+        run.program.during = check.id().into();
         let outcome = match &prepared {
             _ if run.deadline_passed() => {
                 if error.is_none() {
@@ -140,13 +164,19 @@ pub fn run_on(
     }
     // A program that broke the protocol and is gone (a fresh one that did not start) cannot be
     // asked for its last words: the error kept them.
-    let stderr = match (run.subject.as_mut(), &error) {
-        (Some(subject), _) => subject.last_words(),
-        (None, Some(e)) => e.stderr.clone(),
-        (None, None) => Vec::new(),
+    let stderr = match (run.program.is_running(), &error) {
+        (true, _) => run.program.last_words(),
+        (false, Some(e)) => e.stderr.clone(),
+        (false, None) => Vec::new(),
     };
-    run.retire();
-    (outcomes, run.calls, error.map(|e| e.sentence), stderr)
+    run.program.retire();
+    Found {
+        outcomes,
+        calls: run.program.answered_before,
+        error: error.map(|e| e.sentence),
+        stderr,
+        stops: run.program.stops,
+    }
 }
 
 /// The sentence for a check whose deadline passed between two checks.
@@ -206,12 +236,10 @@ fn made_state(
 struct Run<'a> {
     target: &'a Target,
     plan: &'a Plan,
-    /// The program checks run on.
-    subject: Option<Box<dyn Subject>>,
-    start: &'a mut Start<'a>,
+    /// The program checks run on, started again when it stops answering.
+    program: Restarting<'a>,
     /// The program keeps state across `new`: each path runs on a fresh one.
     leaky: bool,
-    calls: u64,
     started: Instant,
 }
 
@@ -223,7 +251,7 @@ impl Run<'_> {
     }
 
     fn program(&mut self) -> &mut dyn Subject {
-        self.subject.as_deref_mut().expect("a program to check")
+        &mut self.program
     }
 
     /// Whether the program keeps state across `new`, asked first while it is fresh (a `new`
@@ -265,22 +293,10 @@ impl Run<'_> {
     /// A program whose state leaks across `new` gets a fresh one for each rule's script, so a
     /// check sees only its own calls.
     fn fresh(&mut self) -> Result<(), ProtocolError> {
-        self.retire();
-        self.subject = Some((self.start)()?);
-        Ok(())
-    }
-
-    /// Counts the calls of the program in use and lets it go.
-    fn retire(&mut self) {
-        if let Some(subject) = self.subject.take() {
-            self.calls += subject.answered();
-        }
+        self.program.fresh()
     }
 
     fn check(&mut self, check: CheckId, prepared: &Prepared) -> Result<Outcome, ProtocolError> {
-        if self.subject.is_none() {
-            self.fresh()?;
-        }
         let (findings, leaky) = (&prepared.findings, prepared.leaky);
         let profile = findings.profile;
         let (scope, verdict) = match (check, leaky) {
@@ -339,7 +355,12 @@ impl Run<'_> {
     /// A rule's check: every aspect must hold, each shown by any of its paths.
     fn rule(&mut self, rule: Rule, findings: &Findings) -> Result<Verdict, ProtocolError> {
         let replay = self.replay(CheckId::Rule(rule));
-        if let (Rule::ClockOnly, Some(evidence)) = (rule, &findings.clock) {
+        let found = match rule {
+            Rule::ClockOnly => findings.clock.as_ref(),
+            Rule::LeaseLive => findings.expiry.as_ref(),
+            _ => None,
+        };
+        if let Some(evidence) = found {
             return Ok(Verdict::Failed(Box::new(Failure {
                 rule,
                 transcript: Mismatch::lines_of(&evidence.calls),
@@ -362,9 +383,13 @@ impl Run<'_> {
             let mut unshown = None;
             for path in &aspect {
                 let verdict = if leaky {
-                    self.retire();
-                    let calls = &mut self.calls;
-                    fresh_path_verdict(rule, path, self.start, calls, profile, &replay)?
+                    self.program.retire();
+                    let Restarting {
+                        start,
+                        answered_before,
+                        ..
+                    } = &mut self.program;
+                    fresh_path_verdict(rule, path, *start, answered_before, profile, &replay)?
                 } else {
                     path_verdict(rule, path, self.program(), profile, &replay)?
                 };
@@ -407,6 +432,11 @@ impl Run<'_> {
                 let mut f = failure(&m, &s, replay);
                 f.rule = unstable_rule(profile);
                 f.note = Some(UNSTABLE.into());
+                f
+            }
+            Shrunk::Stopped(s, m) => {
+                let mut f = failure(&m, &s, replay);
+                f.note = Some(NOT_SHRUNK.into());
                 f
             }
         }))
@@ -458,7 +488,7 @@ impl Run<'_> {
         };
         let chaos = crate::sim::Scenario::built_in("chaos").expect("chaos is built in");
         let mut failure = self.chaos_case(&m, chaos.lease_seconds, chaos.first_token, profile)?;
-        let run_note = storage_note(seeds, &found.writes, &m);
+        let run_note = storage_note(seeds, &found.writes, &m).filter(|_| !found.cut_short);
         failure.note = match (failure.note.take(), run_note) {
             (Some(shrunk), Some(run)) => Some(format!("{run}; {shrunk}")),
             (shrunk, run) => run.or(shrunk),
@@ -479,6 +509,16 @@ fn chaos_scope(seeds: u64, found: &chaos::Found) -> String {
         counted(seeds, "seed", "seeds"),
         counted(found.calls, "call", "calls")
     );
+    if found.cut_short {
+        scope = format!(
+            "{} of {} of 60.0 s, {}; the program stopped answering in seed {}, and the seeds \
+             after it were not played",
+            found.played,
+            counted(seeds, "seed", "seeds"),
+            counted(found.calls, "call", "calls"),
+            found.played
+        );
+    }
     if found.unclear > 0 {
         scope.push_str(&format!(
             "; {} judged up to where float rounding decided a lease's end",

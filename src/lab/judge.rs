@@ -179,7 +179,7 @@ pub fn judge(
 /// Whether the student and the seed disagree on whether the lock is held (a grant against a
 /// refusal, a holder against none), not on a value.
 fn on_liveness(request: &Request, decision: &Decision, got: &Reply) -> bool {
-    let refused = |r: &Reply| is_refusal(r) || matches!(r, Reply::Strange(_));
+    let refused = |r: &Reply| is_refusal(r) || r.is_unusable();
     match request {
         Request::Acquire { .. } | Request::Renew { .. } | Request::Release { .. } => {
             refused(&decision.reply) != refused(got)

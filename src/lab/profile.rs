@@ -12,7 +12,15 @@ use super::wire::{LeaseReply, Reply, Request};
 
 mod clock;
 
-pub use clock::Evidence;
+/// What an experiment showed that one call cannot: the calls, the sentence, and the lease and
+/// first token they were made with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evidence {
+    pub calls: Vec<Played>,
+    pub sentence: String,
+    pub lease_seconds: f64,
+    pub first_token: u64,
+}
 
 /// The clock the experiment moves, far enough that no lease length hides it.
 const CLOCK_STEP: f64 = 5000.0;
@@ -22,13 +30,13 @@ const RENEW_AGAIN_AT: f64 = 6.0;
 
 fn renew_probe() -> Request {
     Request::Renew {
-        name: "probe-a".into(),
+        name: "file".into(),
         client_id: "client-1".into(),
         token: FIRST_TOKEN,
     }
 }
 /// The key the storage experiment writes twice with one token, then with a higher one.
-const PROBE_KEY: &str = "probe-key";
+const PROBE_KEY: &str = "ledger";
 const PROBE_TOKEN: u64 = 3;
 
 fn write_probe(value: &str, token: u64) -> Request {
@@ -50,6 +58,9 @@ pub struct Findings {
     pub profile: Profile,
     /// What showed the clock ignored (`None` when nothing did).
     pub clock: Option<Evidence>,
+    /// A grant whose expiry is not a number of seconds, told once, under lease-live: every
+    /// lease is then judged as one that says no expiry.
+    pub expiry: Option<Evidence>,
 }
 
 fn acquire(name: &str, client: &str) -> Request {
@@ -104,9 +115,9 @@ fn tokens_used(student: &mut dyn Subject) -> Result<TokensUsed, ProtocolError> {
     let first = exchange(
         student,
         &[
-            (at, acquire("probe-c", "client-1")),
-            (at, acquire("probe-c", "client-2")),
-            (at, acquire("probe-d", "client-1")),
+            (at, acquire("queue", "client-1")),
+            (at, acquire("queue", "client-2")),
+            (at, acquire("jobs", "client-1")),
         ],
     )?;
     let (c, d) = (token(&first[0]), token(&first[2]));
@@ -121,12 +132,12 @@ fn tokens_used(student: &mut dyn Subject) -> Result<TokensUsed, ProtocolError> {
             (
                 at,
                 Request::Renew {
-                    name: "probe-d".into(),
+                    name: "jobs".into(),
                     client_id: "client-1".into(),
                     token: d,
                 },
             ),
-            (at, acquire("probe-e", "client-1")),
+            (at, acquire("cache", "client-1")),
         ],
     )?;
     let e = token(&renewed[1]);
@@ -138,12 +149,12 @@ fn tokens_used(student: &mut dyn Subject) -> Result<TokensUsed, ProtocolError> {
             (
                 at,
                 Request::Release {
-                    name: "probe-e".into(),
+                    name: "cache".into(),
                     client_id: "client-1".into(),
                     token: e,
                 },
             ),
-            (at, acquire("probe-f", "client-1")),
+            (at, acquire("index", "client-1")),
         ],
     )?;
     used.release = !released[0].got.is_refusal() && gap(Some(e), token(&released[1]));
@@ -158,7 +169,7 @@ pub fn measure(
     let played = exchange(student, &first_probes())?;
     let (first, second) = (lease(&played[1]), lease(&played[7]));
     let renews = (lease(&played[3]), lease(&played[5]));
-    let accepted = |p: &Played| !p.got.is_refusal() && !matches!(p.got, Reply::Strange(_));
+    let accepted = |p: &Played| !p.got.is_refusal() && !p.got.is_unusable();
     let (first_write, higher_write) = (accepted(&played[8]), accepted(&played[10]));
     let mut profile = Profile {
         first_token_honoured: first.is_none_or(|l| l.token == FIRST_TOKEN),
@@ -171,7 +182,7 @@ pub fn measure(
     };
     // A lease thousands of seconds over: refused, the program never lets a lease end, and a
     // disagreement at an expiry's exact instant is not the boundary's.
-    let long_over = exchange(student, &[(CLOCK_STEP, acquire("probe-a", "client-2"))])?;
+    let long_over = exchange(student, &[(CLOCK_STEP, acquire("file", "client-2"))])?;
     profile.leases_never_end = first.is_some() && long_over[0].got.is_refusal();
     let used = tokens_used(student)?;
     profile.refused_acquire_uses_token = used.refused_acquire;
@@ -191,7 +202,30 @@ pub fn measure(
         clock = clock::by_liveness(student, pause)?;
     }
     profile.clock_ignored = clock.is_some();
-    Ok(Findings { profile, clock })
+    let expiry = first.and_then(|l| expiry_not_seconds(&played[..2], l));
+    Ok(Findings {
+        profile,
+        clock,
+        expiry,
+    })
+}
+
+/// The experiment's first grant (`granted`, its calls `calls`), if its expiry is not a number
+/// of seconds.
+fn expiry_not_seconds(calls: &[Played], granted: &LeaseReply) -> Option<Evidence> {
+    let shown = granted.says.expiry_not_seconds.as_ref()?;
+    Some(Evidence {
+        calls: calls.to_vec(),
+        sentence: format!(
+            "a lease's expires_at is a number of seconds, not {}: the clock's reading when it \
+             ends, here {} (granted at 0.0, for {} s)",
+            super::wire::one_line(shown),
+            super::wire::fmt_time(LEASE),
+            super::wire::fmt_time(LEASE)
+        ),
+        lease_seconds: LEASE,
+        first_token: FIRST_TOKEN,
+    })
 }
 
 /// The first experiment's calls: a grant on the lease and first token given, two renews 2 s
@@ -205,7 +239,7 @@ fn first_probes() -> [(f64, Request); 12] {
                 first_token: Some(FIRST_TOKEN),
             },
         ),
-        (0.0, acquire("probe-a", "client-1")),
+        (0.0, acquire("file", "client-1")),
         (RENEW_AT, Request::Clock { now: RENEW_AT }),
         (RENEW_AT, renew_probe()),
         (
@@ -216,7 +250,7 @@ fn first_probes() -> [(f64, Request); 12] {
         ),
         (RENEW_AGAIN_AT, renew_probe()),
         (CLOCK_STEP, Request::Clock { now: CLOCK_STEP }),
-        (CLOCK_STEP, acquire("probe-b", "client-2")),
+        (CLOCK_STEP, acquire("log", "client-2")),
         (CLOCK_STEP, write_probe("a", PROBE_TOKEN)),
         (CLOCK_STEP, write_probe("b", PROBE_TOKEN)),
         (CLOCK_STEP, write_probe("c", PROBE_TOKEN + 2)),
@@ -242,7 +276,7 @@ mod tests {
     fn a_correct_program_follows_the_clock_and_honours_its_settings() {
         let found = findings(Mistake::Correct);
         assert_eq!(found.profile, Profile::default());
-        assert_eq!(found.clock, None);
+        assert_eq!((found.clock, found.expiry), (None, None));
     }
 
     /// The storage's two experiments, each seen only where it should be: a strict storage
@@ -305,15 +339,60 @@ mod tests {
             calls,
             [
                 "new LockService(clock, 5.0, 7)",
-                "acquire(probe-a, client-1)",
+                "acquire(file, client-1)",
                 "clock = 4.0",
-                "renew(probe-a, client-1, 7)",
+                "renew(file, client-1, 7)",
                 "clock = 6.0",
-                "renew(probe-a, client-1, 7)",
+                "renew(file, client-1, 7)",
                 "clock = 5000.0",
-                "acquire(probe-b, client-2)"
+                "acquire(log, client-2)"
             ]
         );
+    }
+
+    /// A program whose leases give their expiry as text: told once, by the first grant.
+    #[test]
+    fn an_expiry_that_is_not_a_number_of_seconds_is_one_finding() {
+        struct AsText(Student);
+        impl Subject for AsText {
+            fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
+                self.0.send(request)
+            }
+            fn receive(&mut self) -> Result<Reply, ProtocolError> {
+                Ok(match self.0.receive()? {
+                    Reply::Lease(Some(mut l)) => {
+                        let shown = format!("\"{}\"", l.expires_at.unwrap());
+                        (l.expires_at, l.says.expiry_not_seconds) = (None, Some(shown));
+                        Reply::Lease(Some(l))
+                    }
+                    other => other,
+                })
+            }
+            fn in_flight(&self) -> usize {
+                self.0.in_flight()
+            }
+            fn language(&self) -> &str {
+                "a test double"
+            }
+            fn answered(&self) -> u64 {
+                0
+            }
+        }
+        let found = measure(&mut AsText(Student::new(Mistake::Correct)), &|_| {}).unwrap();
+        assert_eq!(found.profile, Profile::default());
+        assert_eq!(found.clock, None);
+        let evidence = found.expiry.expect("the expiry's finding");
+        assert_eq!(
+            evidence.sentence,
+            "a lease's expires_at is a number of seconds, not \"5\": the clock's reading when \
+             it ends, here 5.0 (granted at 0.0, for 5.0 s)"
+        );
+        let calls: Vec<String> = evidence.calls.iter().map(|p| p.request.call()).collect();
+        assert_eq!(
+            calls,
+            ["new LockService(clock, 5.0, 7)", "acquire(file, client-1)"]
+        );
+        assert!(findings(Mistake::Correct).expiry.is_none());
     }
 
     #[test]

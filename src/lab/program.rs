@@ -36,13 +36,18 @@ const LAST_WORDS_WAIT: Duration = Duration::from_millis(500);
 /// How many of the program's last stderr lines a failure shows.
 const STDERR_TAIL: usize = 5;
 
-/// The program broke the protocol; the whole check stops (exit 2).
+/// The program broke the protocol; the whole check stops (exit 2), unless it only stopped
+/// answering, when a check starts it again and goes on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProtocolError {
     pub sentence: String,
     /// The program's last stderr lines when it broke the protocol (the sentence quotes them):
     /// kept for a report whose program is already gone, such as one that never started.
     pub stderr: Vec<String>,
+    /// How it stopped answering a request, where that is what happened ("did not answer within
+    /// 2.0 s", "exited with status 3 before answering"): not a garbled reply, nor the check's
+    /// own deadline.
+    pub stopped: Option<String>,
 }
 
 impl std::fmt::Display for ProtocolError {
@@ -56,6 +61,7 @@ impl ProtocolError {
         ProtocolError {
             sentence: sentence.into(),
             stderr: Vec::new(),
+            stopped: None,
         }
     }
 }
@@ -334,7 +340,7 @@ impl Program {
                     "did not answer within {} s",
                     fmt_time(allowed.as_secs_f64())
                 );
-                return Err(self.fail(&request, id, what));
+                return Err(self.stopped(&request, id, what));
             }
             Some(Arrived {
                 line: Line::TooLong,
@@ -464,7 +470,15 @@ impl Program {
             Some(Ended::Killed(signal)) => format!("was killed by {}", signal_name(signal)),
             None => alive.to_owned(),
         };
-        self.fail(request, id, format!("{how} before answering"))
+        self.stopped(request, id, format!("{how} before answering"))
+    }
+
+    /// [`Program::fail`] for a program that stopped answering: `what` kept apart as well.
+    fn stopped(&mut self, request: &Request, id: u64, what: String) -> ProtocolError {
+        let mut error = self.fail(request, id, what.clone());
+        error.stopped = Some(what);
+        self.broken = Some(error.clone());
+        error
     }
 
     /// How the program ended, if it has, seen without reaping it: its process id then still

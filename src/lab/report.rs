@@ -85,9 +85,13 @@ pub fn heading(target: &str, language: &str) -> String {
     format!("fencing-lab check {} ({})\n", safe(target), safe(language))
 }
 
-/// The report's last lines: why it stopped, if it did, and the counts.
+/// The report's last lines: the times the program stopped answering and was started again,
+/// why the check stopped, if it did, and the counts.
 pub fn summary(report: &Report) -> String {
     let mut out = String::new();
+    if let Some(line) = stops_line(report) {
+        out.push_str(&line);
+    }
     if let Some(error) = &report.error {
         out.push_str(&format!("stopped: {}\n", safe(error)));
     }
@@ -119,6 +123,31 @@ pub fn summary(report: &Report) -> String {
         ));
     }
     out
+}
+
+/// "your program stopped answering 3 times and was started again each time, so the checks
+/// went on: at acquire(file, client-2) in lease-live (it did not answer within 2.0 s), ...".
+fn stops_line(report: &Report) -> Option<String> {
+    let first = report.stops.first()?;
+    let times = counted(report.stops.len() as u64, "time", "times");
+    let mut places: Vec<String> = Vec::new();
+    for stop in &report.stops {
+        let place = format!("{} in {}", safe(&stop.call), stop.during);
+        if !places.contains(&place) {
+            places.push(place);
+        }
+    }
+    let shown = places.len().min(4);
+    let more = match places.len() - shown {
+        0 => String::new(),
+        n => format!(", and {} more", counted(n as u64, "place", "places")),
+    };
+    Some(format!(
+        "your program stopped answering {times} and was started again each time, so the checks \
+         went on (it {}): at {}{more}\n",
+        safe(&first.how),
+        places[..shown].join(", ")
+    ))
 }
 
 /// The whole report as a test runner prints it.
@@ -184,6 +213,11 @@ pub fn json(report: &Report, points: &Points) -> Value {
         "seconds": report.seconds,
         "error": report.error,
         "stderr": report.stderr,
+        "stops": report
+            .stops
+            .iter()
+            .map(|s| json!({"call": s.call, "how": s.how, "during": s.during}))
+            .collect::<Vec<_>>(),
         "checks": report
             .outcomes
             .iter()

@@ -194,6 +194,9 @@ pub struct LeaseSays {
     pub name: Option<Value>,
     pub client_id: Option<Value>,
     pub granted_at: Option<Value>,
+    /// An expiry that is not a number of seconds (a date, a string), as it came: the lease is
+    /// judged as one that says no expiry, and the experiments tell this once.
+    pub expiry_not_seconds: Option<String>,
 }
 
 /// What the student's code did with one request, read under the one convention.
@@ -220,6 +223,9 @@ pub enum Reply {
     Strange(String),
     /// The starter's "not implemented yet", naming the method.
     NotImplemented(String),
+    /// No answer: the program stopped (a call that never returned, an exit) and was started
+    /// again; how it stopped.
+    Stopped(String),
 }
 
 impl Reply {
@@ -231,9 +237,14 @@ impl Reply {
             Reply::Done | Reply::Succeeded { none: None } => "ok".into(),
             Reply::Succeeded { none: Some(word) } => format!("ok (returned {})", one_line(word)),
             Reply::Lease(None) => "none".into(),
-            Reply::Lease(Some(l)) => match l.expires_at {
-                Some(e) => format!("lease token {} (expires {})", l.token, fmt_time(e)),
-                None => format!("lease token {}", l.token),
+            Reply::Lease(Some(l)) => match (l.expires_at, &l.says.expiry_not_seconds) {
+                (Some(e), _) => format!("lease token {} (expires {})", l.token, fmt_time(e)),
+                (None, Some(shown)) => format!(
+                    "lease token {} (expires {}, not a number of seconds)",
+                    l.token,
+                    one_line(shown)
+                ),
+                (None, None) => format!("lease token {}", l.token),
             },
             Reply::Holder(h) | Reply::Value(h) => match h {
                 Some(h) => format!("\"{}\"", one_line(h)),
@@ -243,7 +254,18 @@ impl Reply {
             Reply::Refused(m) => format!("refused (\"{}\")", one_line(m)),
             Reply::Strange(what) => one_line(what),
             Reply::NotImplemented(m) => format!("not implemented yet ({})", one_line(m)),
+            Reply::Stopped(how) => format!("no answer: it {}", one_line(how)),
         }
+    }
+
+    /// Whether the program stopped answering instead (and was started again).
+    pub fn is_stop(&self) -> bool {
+        matches!(self, Reply::Stopped(_))
+    }
+
+    /// Whether nothing a caller could use came back: a value of another type, or no answer.
+    pub fn is_unusable(&self) -> bool {
+        matches!(self, Reply::Strange(_) | Reply::Stopped(_))
     }
 
     /// Whether the call did not do what was asked: refused, no lease, or not written yet.
@@ -495,19 +517,14 @@ fn lease_of(lease: &Map<String, Value>) -> Result<LeaseReply, &'static str> {
         .ok_or("a lease needs a token field")
         .and_then(|t| as_token(t).ok_or("its token is not a whole number from 0 to 2^53 - 1"))?;
     let expiry = field(lease, "expires_at").filter(|v| !v.is_null());
-    let expires_at = match expiry {
-        None => None,
-        Some(e) => Some(
-            e.as_f64()
-                .filter(|e| e.is_finite())
-                .ok_or("its expiry is not a number")?,
-        ),
-    };
+    let seconds = expiry.and_then(Value::as_f64).filter(|e| e.is_finite());
     let says = LeaseSays {
         name: field(lease, "name").cloned(),
         client_id: field(lease, "client_id").cloned(),
         granted_at: field(lease, "granted_at").cloned(),
+        expiry_not_seconds: expiry.filter(|_| seconds.is_none()).map(show),
     };
+    let expires_at = seconds;
     Ok(LeaseReply {
         token,
         expires_at,

@@ -76,6 +76,10 @@ pub struct Entry {
     /// yet": only the checks of the rules about it may fail, and those it lists in
     /// `not_judged` are not judged, every other named check passes.
     pub unwritten: Option<String>,
+    /// Every check but the broken rule's own passes: the bug is one finding, not a cause of
+    /// others' not being judged.
+    #[serde(default)]
+    pub alone: bool,
 }
 
 impl Entry {

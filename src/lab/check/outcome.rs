@@ -154,6 +154,9 @@ pub struct Report {
     pub error: Option<String>,
     /// The last lines the program wrote on stderr, if it wrote any.
     pub stderr: Vec<String>,
+    /// Each time the program stopped answering (a call that never returned, an exit) and was
+    /// started again for the check to go on.
+    pub stops: Vec<super::Stop>,
 }
 
 impl Report {
@@ -204,6 +207,7 @@ impl Report {
             seconds: 0.0,
             error: Some(error.sentence.clone()),
             stderr: error.stderr.clone(),
+            stops: Vec::new(),
         }
     }
 }

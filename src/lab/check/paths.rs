@@ -46,6 +46,7 @@ pub(super) fn path_verdict(
                 rule: Some(unstable_rule(profile)),
                 because: UNSTABLE.into(),
             },
+            Shrunk::Stopped(s, m) => judged(rule, &m, &s, replay),
         },
     )
 }
@@ -221,6 +222,11 @@ pub(super) fn failure(m: &Mismatch, script: &Script, replay: String) -> Box<Fail
         not_implemented: m.divergence.not_implemented.clone(),
     })
 }
+
+/// The note on a case that ends where the program stopped answering, which was not shrunk.
+pub(super) const NOT_SHRUNK: &str = "not shrunk: your program stopped answering at the last \
+                                     call, and was started again; every smaller case tried \
+                                     could wait for it as long again";
 
 pub(super) fn shrunk_note(script: &Script) -> String {
     format!(

@@ -17,9 +17,8 @@ fn check_with(
 ) -> (Vec<Outcome>, u64, Option<String>) {
     let mut start = || -> Result<Box<dyn Subject>, ProtocolError> { Ok(fresh()) };
     let target = Target::Folder("student".into());
-    let (outcomes, calls, error, _) =
-        run_on(first, &mut start, &target, plan, &mut |_| {}, &mut |_| {});
-    (outcomes, calls, error)
+    let found = run_on(first, &mut start, &target, plan, &mut |_| {}, &mut |_| {});
+    (found.outcomes, found.calls, found.error)
 }
 
 /// The whole check on the double with `mistake`.
@@ -278,10 +277,19 @@ fn a_method_not_written_yet_costs_only_the_rules_about_it() {
                     f.rule == rule
                         && f.not_implemented.is_some()
                         && f.expected == "the seed's rules need it: write it next"
-                        && f.transcript.last().unwrap().contains("not implemented yet (")
+                        && f.transcript
+                            .last()
+                            .unwrap()
+                            .contains("not implemented yet (")
                 }
                 (CheckId::Rule(rule), _) if rule.about().contains(&op) => false,
-                (CheckId::Rule(rule), Verdict::NotJudged { rule: None, because }) => {
+                (
+                    CheckId::Rule(rule),
+                    Verdict::NotJudged {
+                        rule: None,
+                        because,
+                    },
+                ) => {
                     not_judged.contains(&rule)
                         && because.ends_with(", not written yet")
                         && because.contains(&format!(".{op}, not"))
@@ -549,7 +557,7 @@ fn a_fresh_program_that_does_not_start_leaves_its_stderr_in_the_report() {
             })
         };
         let target = Target::Folder("student".into());
-        let (_, _, error, stderr) = run_on(
+        let Found { error, stderr, .. } = run_on(
             Box::new(Student::new(Mistake::KeepsCounterAcrossNew)),
             &mut start,
             &target,
@@ -621,7 +629,7 @@ fn a_failures_replay_line_names_its_check_before_the_command() {
     let mut start = || -> Result<Box<dyn Subject>, ProtocolError> {
         Ok(Box::new(Student::new(Mistake::WriteStrict)))
     };
-    let (out, _, _, _) = run_on(
+    let Found { outcomes: out, .. } = run_on(
         Box::new(Student::new(Mistake::WriteStrict)),
         &mut start,
         &target,
@@ -972,4 +980,86 @@ fn a_boundary_difference_is_kept_when_only_a_later_call_differs_a_step_later() {
     let mut student = Student::new(mistake);
     let confirmed = paths::confirm(script.clone(), found.clone(), &mut student, profile);
     assert_eq!(confirmed.unwrap(), (script, found));
+}
+
+/// A program whose `acquire` of a held lock never returns is started again each time, and the
+/// check goes on: the rules whose paths wait on such an acquire fail at it ("no answer"), the
+/// storage's and the rest are judged as for a correct program, nothing is shrunk past the
+/// stop, and the chaos runs end at the seed that stopped it.
+#[test]
+fn a_call_that_never_returns_costs_the_rules_it_breaks_and_the_check_goes_on() {
+    use crate::lab::testing::HangsWhenHeld;
+    let mut start =
+        || -> Result<Box<dyn Subject>, ProtocolError> { Ok(Box::new(HangsWhenHeld::new())) };
+    let target = Target::Folder("student".into());
+    let found = run_on(
+        Box::new(HangsWhenHeld::new()),
+        &mut start,
+        &target,
+        &plan(),
+        &mut |_| {},
+        &mut |_| {},
+    );
+    assert_eq!(found.error, None);
+    let failed: Vec<&str> = found
+        .outcomes
+        .iter()
+        .filter(|o| o.failure().is_some())
+        .map(|o| o.id())
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "lease-live",
+            "holder-acquire-none",
+            "renew-extends-from-now",
+            "late-release",
+            "random",
+            "exhaustive",
+            "chaos"
+        ]
+    );
+    for o in &found.outcomes {
+        match &o.verdict {
+            Verdict::Failed(f) => {
+                let last = f.transcript.last().unwrap();
+                assert!(
+                    last.ends_with("-> no answer: it did not answer within 2.0 s"),
+                    "{}: {last}",
+                    o.id()
+                );
+                assert!(f.played.len() <= 25, "{}: not cut at the stop", o.id());
+            }
+            Verdict::Passed => {}
+            Verdict::NotJudged { rule, .. } => assert_eq!(*rule, Some(Rule::LeaseLive)),
+            other => panic!("{}: {other:?}", o.id()),
+        }
+        if let CheckId::Rule(rule) = o.check {
+            if rule
+                .about()
+                .iter()
+                .any(|op| ["write", "read", "highest_token"].contains(op))
+            {
+                assert!(o.passed(), "{}", o.id());
+            }
+        }
+    }
+    let chaos = found.outcomes.last().unwrap();
+    assert!(
+        chaos.scope.starts_with("1 of 20 seeds of 60.0 s")
+            && chaos.scope.ends_with(
+                "the program stopped answering in seed 1, and the seeds after it were not played"
+            ),
+        "{}",
+        chaos.scope
+    );
+    let random = &found.outcomes[found.outcomes.len() - 3];
+    assert_eq!(random.failure().unwrap().note.as_deref(), Some(NOT_SHRUNK));
+    // One stop at most a check, and two in the experiments.
+    assert!(found.stops.len() <= 20, "{:?}", found.stops);
+    assert_eq!(found.stops[0].during, "the experiments before the checks");
+    assert!(found
+        .stops
+        .iter()
+        .all(|s| s.how == "did not answer within 2.0 s"));
 }

@@ -14,6 +14,9 @@ pub enum Shrunk {
     /// Played again, the case answered otherwise: the program's answers depend on more than the
     /// calls (state kept across `new`, the real clock).
     Unstable(Script, Mismatch),
+    /// The program stopped answering at the difference: not shrunk, since every smaller case
+    /// tried could wait its whole timeout again (the case ends at the call it stopped at).
+    Stopped(Script, Mismatch),
 }
 
 /// The most plays a shrink may take: a program whose every answer differs cannot keep it busy
@@ -46,6 +49,11 @@ pub(super) fn shrink_within(
     student: &mut dyn Subject,
     profile: Profile,
 ) -> Result<Shrunk, ProtocolError> {
+    if found.transcript.last().is_some_and(|p| p.got.is_stop()) {
+        let mut script = script;
+        script.steps.truncate(found.steps_played);
+        return Ok(Shrunk::Stopped(script, found));
+    }
     let mut shrinker = Shrinker {
         plays: 0,
         max_plays,

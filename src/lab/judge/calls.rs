@@ -189,7 +189,7 @@ pub(super) fn write(
     cx: &Context,
 ) -> Option<Divergence> {
     let facts = key(decision);
-    let refused = is_refusal(got) || matches!(got, Reply::Strange(_));
+    let refused = is_refusal(got) || got.is_unusable();
     if accepted != refused {
         return None;
     }

@@ -7,20 +7,10 @@
 
 use std::time::Duration;
 
-use super::{exchange, lease, CLOCK_STEP, LEASE, RENEW_AGAIN_AT, RENEW_AT};
+use super::{exchange, lease, Evidence, CLOCK_STEP, LEASE, RENEW_AGAIN_AT, RENEW_AT};
 use crate::lab::program::ProtocolError;
 use crate::lab::script::{Played, Subject};
 use crate::lab::wire::{fmt_time, LeaseReply, Reply, Request};
-
-/// What showed that time comes from elsewhere: the calls, the sentence, and the lease and first
-/// token they were made with.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Evidence {
-    pub calls: Vec<Played>,
-    pub sentence: String,
-    pub lease_seconds: f64,
-    pub first_token: u64,
-}
 
 /// What every sentence of evidence ends with.
 const ELSEWHERE: &str = "time comes from somewhere else than clock.now()";
@@ -152,7 +142,7 @@ impl Probe {
             Probe::Acquire => got.is_refusal(),
             Probe::Holder => *got == Reply::Holder(Some("client-1".into())),
             Probe::Renew => matches!(got, Reply::Lease(Some(_))),
-            Probe::Release => !got.is_refusal() && !matches!(got, Reply::Strange(_)),
+            Probe::Release => !got.is_refusal() && !got.is_unusable(),
         }
     }
 }
@@ -175,7 +165,8 @@ fn acquire(client: &str) -> Request {
 }
 
 /// A new service, the clock at `at`, a grant, and `probe` at once: the calls, and whether the
-/// probe found the lease live (`None`: the grant was refused, so nothing was shown).
+/// probe found the lease live (`None`: the grant was refused, or the probe's answer was of no
+/// kind, so nothing was shown).
 fn at_once(
     student: &mut dyn Subject,
     at: f64,
@@ -194,8 +185,10 @@ fn at_once(
     };
     let answer = exchange(student, &[(at, probe.request(token))])?;
     played.extend(answer);
-    let live = probe.found_live(&played[3].got);
-    Ok((played, Some(live)))
+    // An answer of no kind, or none at all, shows nothing of liveness.
+    let got = &played[3].got;
+    let live = (!got.is_unusable()).then(|| probe.found_live(got));
+    Ok((played, live))
 }
 
 /// Whether a lease just granted is live depending on where the clock stands against another

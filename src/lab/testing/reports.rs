@@ -45,6 +45,7 @@ pub fn report(outcomes: Vec<Outcome>) -> Report {
         seconds: 0.46,
         error: None,
         stderr: Vec::new(),
+        stops: Vec::new(),
     }
 }
 

@@ -355,12 +355,27 @@ fn acquire_and_renew_return_a_lease_or_none() {
             parse(r#"{"id":2,"returned":{"token":3,"expires_at":null}}"#),
             Ok(lease(3, None))
         );
-        assert_eq!(
-            parse(r#"{"id":2,"returned":{"token":3,"expires_at":"soon"},"shown":"Lease(3)"}"#),
-            Ok(Reply::Strange(
-                "Lease(3) (its expiry is not a number)".into()
-            ))
-        );
+        // An expiry that is no number of seconds: a lease that says no expiry, and says so.
+        for (expiry, shown) in [
+            (r#""soon""#, r#""soon""#),
+            (
+                r#""1970-01-01T00:00:10.000Z""#,
+                r#""1970-01-01T00:00:10.000Z""#,
+            ),
+            (r#"{"seconds":10}"#, r#"{"seconds":10}"#),
+            ("true", "true"),
+        ] {
+            let line = format!(r#"{{"id":2,"returned":{{"token":3,"expires_at":{expiry}}}}}"#);
+            let Ok(Reply::Lease(Some(l))) = parse(&line) else {
+                panic!("{line}: a lease");
+            };
+            assert_eq!((l.token, l.expires_at), (3, None), "{line}");
+            assert_eq!(l.says.expiry_not_seconds.as_deref(), Some(shown), "{line}");
+            assert_eq!(
+                Reply::Lease(Some(l)).describe(),
+                format!("lease token 3 (expires {shown}, not a number of seconds)")
+            );
+        }
         for token in ["-1", "1.5", "\"3\"", "null", "9007199254740992"] {
             assert_eq!(
                 parse(&format!(r#"{{"id":2,"returned":{{"token":{token}}}}}"#)),

@@ -22,6 +22,8 @@ fn found(calls: u64, unclear: u64) -> Found {
         writes: Writes::default(),
         difference: None,
         unclear,
+        cut_short: false,
+        played: 20,
     }
 }
 

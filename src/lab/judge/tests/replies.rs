@@ -13,6 +13,7 @@ fn what_a_lease_says_of_itself_is_judged_where_it_says_it() {
                 name: Some(name),
                 client_id: Some(client),
                 granted_at: Some(granted_at),
+                expiry_not_seconds: None,
             }),
             ..LeaseReply::new(1, Some(12.0))
         }))
@@ -80,6 +81,7 @@ fn what_a_lease_says_of_itself_is_judged_where_it_says_it() {
                 name: Some(json!("file")),
                 client_id: Some(client),
                 granted_at: Some(json!(4.0)),
+                expiry_not_seconds: None,
             }),
             ..LeaseReply::new(1, Some(14.0))
         }))
