@@ -102,6 +102,40 @@ fn unwritten_verdicts(entry: &Entry, op: &str, report: &Report) -> Vec<String> {
         .collect()
 }
 
+/// A broad check's minimal case is shrunk as far as its rule's own: where the rule's named
+/// check shows the difference on the lesson's 10 s lease, a random, exhaustive or chaos case of
+/// it is on that lease too, every call at a time on the scripts' 1/8 s grid.
+fn shrunk_short_of_its_rule(report: &Report) -> Vec<String> {
+    let own_lease = |rule| {
+        report
+            .outcomes
+            .iter()
+            .find_map(|o| match (o.check, o.failure()) {
+                (CheckId::Rule(r), Some(f)) if r == rule => Some(f.lease_seconds),
+                _ => None,
+            })
+    };
+    let on_grid = |t: f64| (t * 8.0).fract() == 0.0;
+    report
+        .outcomes
+        .iter()
+        .filter(|o| !matches!(o.check, CheckId::Rule(_)))
+        .filter_map(|o| Some((o, o.failure()?)))
+        .filter(|(_, f)| f.note.as_deref().is_some_and(|n| n.contains("shrunk: ")))
+        .filter(|(_, f)| own_lease(f.rule) == Some(10.0))
+        .filter(|(_, f)| f.lease_seconds != 10.0 || !f.played.iter().all(|p| on_grid(p.now)))
+        .map(|(o, f)| {
+            format!(
+                "{} shrunk to a {} s lease, at {:?}, where {} shows it on 10 s",
+                o.id(),
+                f.lease_seconds,
+                f.played.iter().map(|p| p.now).collect::<Vec<_>>(),
+                f.rule
+            )
+        })
+        .collect()
+}
+
 fn describe(o: &Outcome) -> String {
     match &o.verdict {
         Verdict::Passed => format!("{} passed", o.id()),
@@ -126,7 +160,8 @@ fn zoo_of(language: &str) {
     for entry in &entries {
         let dir = build(entry, scratch.path());
         let report = check_folder(&dir);
-        let problems = wrong_verdicts(entry, &report);
+        let mut problems = wrong_verdicts(entry, &report);
+        problems.extend(shrunk_short_of_its_rule(&report));
         if !problems.is_empty() {
             wrong.push(format!(
                 "{} ({}):\n  {}\n{}",

@@ -31,7 +31,8 @@ pub fn summary_of(outcome: &Outcome) -> Option<String> {
 }
 
 /// The report as JUnit XML: one `testsuite`, one `testcase` a check (a `failure` with the rule
-/// and the transcript; a check not judged or not run is `skipped`, with why), and a `protocol`
+/// and the transcript; a check not judged or not run is a `failure` of type `not-judged` or
+/// `not-run`, with why: not passed, as every format scores it), and a `protocol`
 /// test case in `error` where the program broke the protocol.
 pub fn junit(report: &Report) -> String {
     let mut suite = TestSuite::new(format!("fencing-lab check {}", printable(&report.target)));
@@ -44,7 +45,17 @@ pub fn junit(report: &Report) -> String {
                 status.set_type(f.rule.id());
                 status
             }
-            Verdict::NotJudged { .. } | Verdict::NotRun(_) => TestCaseStatus::skipped(),
+            // Not passed, as every format scores it: a failure, of its own type.
+            Verdict::NotJudged { .. } => {
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status.set_type("not-judged");
+                status
+            }
+            Verdict::NotRun(_) => {
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status.set_type("not-run");
+                status
+            }
         };
         if let Some(summary) = summary_of(outcome) {
             status.set_message(summary);

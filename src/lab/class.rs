@@ -45,6 +45,8 @@ pub struct Tally {
     /// Of those who failed, how many failed only on a method still to write: a starter not
     /// begun there, not a rule broken.
     pub unwritten_by: usize,
+    /// Of those not judged, how many for want of a method still to write, no rule broken.
+    pub waiting_by: usize,
     /// The step the most failing students' minimal cases end on, and how many end there: a
     /// call of written code where there is one, a method still to write only where none is.
     pub first_step: Option<(String, usize)>,
@@ -54,6 +56,11 @@ impl Tally {
     /// Those who failed with code of their own: what the class got wrong.
     pub fn broken_by(&self) -> usize {
         self.failed_by - self.unwritten_by
+    }
+
+    /// Those not judged because a rule of theirs broke first: a rule still to re-teach.
+    pub fn not_judged_by_a_rule(&self) -> usize {
+        self.not_judged_by - self.waiting_by
     }
 }
 
@@ -241,6 +248,7 @@ fn tally(check: CheckId, graded: &[(String, Report)]) -> Tally {
         not_judged_by: count(|v| matches!(v, Verdict::NotJudged { .. })),
         not_run_by: count(|v| matches!(v, Verdict::NotRun(_))),
         unwritten_by: count(|v| matches!(v, Verdict::Failed(f) if f.not_implemented.is_some())),
+        waiting_by: count(|v| matches!(v, Verdict::NotJudged { rule: None, .. })),
         first_step,
     }
 }

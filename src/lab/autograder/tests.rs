@@ -40,8 +40,9 @@ fn junit_has_a_test_case_a_check_with_its_verdict_and_rule() {
         .find(|n| n.has_tag_name("testsuite"))
         .unwrap();
     assert_eq!(suite.attribute("tests"), Some("4"));
-    assert_eq!(suite.attribute("failures"), Some("2"));
-    assert_eq!(suite.attribute("skipped"), Some("1"));
+    // Not judged is not passed, in JUnit as in every score: a failure of its own type.
+    assert_eq!(suite.attribute("failures"), Some("3"));
+    assert_eq!(suite.attribute("skipped"), Some("0"));
     assert_eq!(suite.attribute("errors"), Some("0"));
     assert_eq!(
         cases(&xml),
@@ -60,10 +61,10 @@ fn junit_has_a_test_case_a_check_with_its_verdict_and_rule() {
             ),
             (
                 "rejected-changes-nothing".into(),
-                "skipped".into(),
+                "failure".into(),
                 "not judged: step 2, write(file, \"three\", 3), breaks write-stale-rejected first"
                     .into(),
-                String::new(),
+                "not-judged".into(),
             ),
             (
                 "chaos".into(),
@@ -108,9 +109,9 @@ fn a_protocol_error_keeps_the_checks_before_it_and_is_an_error_case() {
             ),
             (
                 "chaos".into(),
-                "skipped".into(),
+                "failure".into(),
                 "not run: the program stopped before it".into(),
-                String::new()
+                "not-run".into()
             ),
             (
                 PROTOCOL_CASE.into(),

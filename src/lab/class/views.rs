@@ -51,7 +51,7 @@ impl Class {
         let (failed, clean): (Vec<&Tally>, Vec<&Tally>) = self
             .tallies
             .iter()
-            .partition(|t| t.broken_by() + t.not_judged_by > 0);
+            .partition(|t| t.broken_by() + t.not_judged_by_a_rule() > 0);
         if failed.is_empty() && self.tallies.iter().any(|t| t.failed_by > 0) {
             out.push_str("No written code failed a check; only starters not begun did.\n");
         } else if failed.is_empty() {
@@ -201,12 +201,11 @@ impl Class {
             0 => format!("{} of {of}", t.failed_by),
             n => format!("{} of {of} ({n} unwritten)", t.failed_by),
         };
-        [
-            t.check.id().to_owned(),
-            failed,
-            t.not_judged_by.to_string(),
-            step,
-        ]
+        let not_judged = match t.waiting_by {
+            0 => t.not_judged_by.to_string(),
+            n => format!("{} ({n} unwritten)", t.not_judged_by),
+        };
+        [t.check.id().to_owned(), failed, not_judged, step]
     }
 }
 
@@ -227,12 +226,22 @@ const TEXT_ERROR_SHOWN: usize = 72;
 
 /// The checks failed (the first `most` of them, then how many more), or why none could run.
 fn failing_of(s: &Student, most: Option<usize>) -> String {
-    let failing: Vec<&str> = s.failing.iter().map(|c| c.id()).collect();
+    // Not judged counts as not passed, as every format scores it: named, and marked.
+    let failing: Vec<String> = s
+        .failing
+        .iter()
+        .map(|c| c.id().to_owned())
+        .chain(
+            s.not_judged
+                .iter()
+                .map(|c| format!("{} (not judged)", c.id())),
+        )
+        .collect();
     let mut text = match most {
         _ if failing.is_empty() => "-".to_owned(),
         _ if s.nothing_written => format!(
             "nothing written yet: {} on a method the starter left",
-            counted(failing.len() as u64, "check fails", "checks fail")
+            counted(s.failing.len() as u64, "check fails", "checks fail")
         ),
         Some(most) if failing.len() > most + 1 => format!(
             "{} and {} more",

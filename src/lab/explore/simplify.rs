@@ -138,6 +138,10 @@ fn simpler_step(step: &Step) -> Vec<Step> {
             if by.round() != *by && by.round() > 0.0 {
                 out.push(Step::Advance(by.round()));
             }
+            // Rounded up too: a move just past an expiry stays past it.
+            if by.ceil() != by.round() {
+                out.push(Step::Advance(by.ceil()));
+            }
             if *by > 1.0 {
                 out.push(Step::Advance(1.0));
             }
@@ -215,28 +219,39 @@ fn shift_tokens(script: &mut Script, from: u64, to: u64) {
     }
 }
 
-/// The script with the lesson's 10 s lease and every clock move scaled with it, where the moves
-/// stay on the grid: a lease of 0.5 s with a move of 0.25 s reads as 10 s and 5 s.
-fn scaled_to_lesson_lease(script: &Script) -> Option<Script> {
-    let lease = script.lease_seconds.filter(|&l| l != 10.0)?;
+/// The script with the lesson's 10 s lease and every clock move scaled with it: a lease of
+/// 0.5 s with a move of 0.25 s reads as 10 s and 5 s. A move the scaling takes off the grid the
+/// scripts' clocks keep (a chaos run's 3.038 s of a 3 s lease) is put back on it, to the nearest
+/// grid point and to the next one up, each tried: a move just past an expiry stays past it.
+fn scaled_to_lesson_lease(script: &Script) -> Vec<Script> {
+    let Some(lease) = script.lease_seconds.filter(|&l| l != 10.0) else {
+        return Vec::new();
+    };
     let factor = 10.0 / lease;
-    // The scaled moves must stay on the grid the scripts' clocks keep (`on_the_grid`).
-    let mut scaled = script.clone();
-    scaled.lease_seconds = Some(10.0);
-    for step in &mut scaled.steps {
-        match step {
-            Step::Advance(by) => *by *= factor,
-            Step::ToExpiry { offset } => *offset *= factor,
-            _ => continue,
+    let grid = crate::lab::rules::GRID;
+    let mut out: Vec<Script> = Vec::new();
+    for to_grid in [f64::round, f64::ceil] {
+        let mut scaled = script.clone();
+        scaled.lease_seconds = Some(10.0);
+        for step in &mut scaled.steps {
+            let (Step::Advance(x) | Step::ToExpiry { offset: x }) = step else {
+                continue;
+            };
+            let exact = *x * factor;
+            *x = if on_the_grid(exact) {
+                exact
+            } else {
+                to_grid(exact / grid) * grid
+            };
+            if !x.is_finite() {
+                return Vec::new();
+            }
         }
-        let (Step::Advance(x) | Step::ToExpiry { offset: x }) = step else {
-            unreachable!("only clock moves are scaled")
-        };
-        if !x.is_finite() || !on_the_grid(*x) {
-            return None;
+        if !out.contains(&scaled) {
+            out.push(scaled);
         }
     }
-    Some(scaled)
+    out
 }
 
 /// The script with one lock name, key or client renamed everywhere to the simplest one not

@@ -817,7 +817,7 @@ fn a_lease_is_simplified_to_the_lessons_then_to_whole_seconds() {
 
 /// A lease other than the lesson's is also offered as 10 s with every clock move scaled with it,
 /// where the scaled moves stay on the grid: 0.5 s with moves of 0.25 s and 0.125 s reads as 10 s
-/// with 5 s and 2.5 s; 3 s with a move of 1 s would need 3.33 s, so only the lease goes to 10 s.
+/// with 5 s and 2.5 s.
 #[test]
 fn a_lease_is_offered_as_the_lessons_with_its_clock_moves_scaled() {
     let script = |lease, by, offset| {
@@ -845,9 +845,19 @@ fn a_lease_is_offered_as_the_lessons_with_its_clock_moves_scaled() {
         with_lessons_lease(&script(0.5, 0.25, 0.125)),
         [script(0.5, 0.25, 0.125).steps, script(10.0, 5.0, 2.5).steps]
     );
+    // 3 s with a move of 1 s would need 3.33 s: put on the grid, to the nearest point and the
+    // next one up, each tried as well as the lease alone.
     assert_eq!(
         with_lessons_lease(&script(3.0, 1.0, 0.0)),
-        [script(3.0, 1.0, 0.0).steps]
+        [script(3.0, 1.0, 0.0).steps, script(3.0, 3.375, 0.0).steps,]
+    );
+    assert_eq!(
+        with_lessons_lease(&script(3.0, 3.038, 0.0)),
+        [
+            script(3.0, 3.038, 0.0).steps,
+            script(3.0, 10.125, 0.0).steps,
+            script(3.0, 10.25, 0.0).steps,
+        ]
     );
 }
 
