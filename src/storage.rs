@@ -194,8 +194,18 @@ impl Verdict {
 
     /// The comparison that decided, short, for a panel: `t1 < t2`, `t1 is not > t1`,
     /// `t2 < t3 (any key)`, `t2 >= t2`, `new key`, `no check` (`no check, t1 < t2` when the
-    /// write was stale). For an external storage, the seed's comparison.
+    /// write was stale). For an external storage, the seed's comparison where it answered as
+    /// the seed's rule does; where it did not, whose rule decided and what the seed's says:
+    /// `your rule, seed: t1 >= t1 accepts` (never "REJECTED t1 >= t1").
     pub fn comparison(&self) -> String {
+        if self.judge == Judge::External && self.accepted != self.seed_rule_accepts() {
+            let seed = Verdict {
+                judge: Judge::Check(FenceCheck::PerKey),
+                ..*self
+            };
+            let does = if self.accepted { "rejects" } else { "accepts" };
+            return format!("{YOUR_RULE}, seed: {} {does}", seed.comparison());
+        }
         let t = self.token;
         let check = match self.judge {
             Judge::Check(check) => check,
@@ -236,13 +246,20 @@ impl Verdict {
             Some(h) => format!("token {t} < {h}, the highest token '{key}' has accepted"),
         };
         match self.judge {
-            Judge::External => {
-                let rule = if self.seed_rule_accepts() {
-                    "accepts"
-                } else {
-                    "rejects"
-                };
+            Judge::External if self.accepted == self.seed_rule_accepts() => {
+                let rule = if self.accepted { "accepts" } else { "rejects" };
                 format!("{}; the seed's rule {rule} it", seed(self.key_highest))
+            }
+            Judge::External => {
+                let (did, rule) = if self.accepted {
+                    ("took", "rejects")
+                } else {
+                    ("refused", "accepts")
+                };
+                format!(
+                    "your storage {did} it, though {}: the seed's rule {rule} it",
+                    seed(self.key_highest)
+                )
             }
             Judge::Check(FenceCheck::PerKey) => seed(self.key_highest),
             Judge::Check(FenceCheck::Unchecked) => match self.key_highest {
@@ -271,6 +288,9 @@ impl Verdict {
         }
     }
 }
+
+/// How a comparison begins where a student's storage, not the seed's rule, decided otherwise.
+pub const YOUR_RULE: &str = "your rule";
 
 /// What a key holds now.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1559,3 +1559,35 @@ fn every_string(value: &Value, into: &mut Vec<String>) {
         _ => {}
     }
 }
+
+/// A Java method declared `void` returns no value: its normal return is told as "returned
+/// normally", never as null, in the transcript and in the hint of how to refuse.
+#[test]
+fn a_java_void_method_is_told_as_returning_normally() {
+    if !can_run("java") {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let mut e = entry("java", "java-correct");
+    e.name = "java-correct/stale-write-returns".into();
+    e.base = Some("java-correct".into());
+    e.file = Some("FencedStorage.java".into());
+    e.edit = vec![Edit {
+        find: "            throw new IllegalStateException(\"token \" + token + \" is older than token \" + entry.highest()\n                    + \", the highest key '\" + key + \"' has accepted\");\n".into(),
+        replace: "            return;\n".into(),
+    }];
+    let dir = build(&e, scratch.path());
+    let (code, out, err) = tool(&[
+        "check",
+        dir.to_str().unwrap(),
+        "--only",
+        "write-stale-rejected",
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("-> ok (returned normally)"), "{out}");
+    assert!(
+        out.contains("note: write returned normally, which counts as accepted; to refuse, throw an exception"),
+        "{out}"
+    );
+    assert!(!out.contains("returned null"), "{out}");
+}

@@ -691,7 +691,7 @@ fn every_verdict_gives_the_reason_its_check_really_had() {
 }
 
 /// A student's storage is judged by its answer; the reason adds what the seed's rule says of
-/// the same write, whichever way the student answered.
+/// the same write, whichever way the student answered, and whose rule decided where they part.
 #[test]
 fn an_observed_verdict_says_what_the_seeds_rule_would_do() {
     use fencing_lab::{Judge, Outcome, Verdict};
@@ -700,20 +700,38 @@ fn an_observed_verdict_says_what_the_seeds_rule_would_do() {
     assert_eq!(stale_accepted.outcome(), Outcome::Corrupted);
     assert_eq!(
         stale_accepted.reason("file"),
-        "token 1 < 2, the highest token 'file' has accepted; the seed's rule rejects it"
+        "your storage took it, though token 1 < 2, the highest token 'file' has accepted: the \
+         seed's rule rejects it"
     );
     let fresh_refused = Verdict::observed(2, Some(2), Some(2), false);
     assert_eq!(fresh_refused.outcome(), Outcome::Rejected);
     assert_eq!(
         fresh_refused.reason("file"),
-        "token 2 >= 2, the highest token 'file' has accepted; the seed's rule accepts it"
+        "your storage refused it, though token 2 >= 2, the highest token 'file' has accepted: \
+         the seed's rule accepts it"
+    );
+    // Answered as the seed's rule answers: the seed's reason, and that it agrees.
+    assert_eq!(
+        Verdict::observed(1, Some(2), Some(2), false).reason("file"),
+        "token 1 < 2, the highest token 'file' has accepted; the seed's rule rejects it"
+    );
+    assert_eq!(
+        Verdict::observed(1, Some(2), Some(2), false).comparison(),
+        "t1 < t2"
     );
     assert_eq!(
         Verdict::observed(7, None, Some(9), true).reason("log"),
         "'log' was never written; the seed's rule accepts it"
     );
-    // The comparison shown for it is the seed's.
-    assert_eq!(stale_accepted.comparison(), "t1 < t2");
+    // Where it answered otherwise, the comparison says whose rule decided, and the seed's.
+    assert_eq!(
+        stale_accepted.comparison(),
+        "your rule, seed: t1 < t2 rejects"
+    );
+    assert_eq!(
+        fresh_refused.comparison(),
+        "your rule, seed: t2 >= t2 accepts"
+    );
 }
 
 #[test]

@@ -320,9 +320,19 @@ impl Run<'_> {
             (CheckId::Exhaustive, false) => self.exhaustive(profile)?,
             (CheckId::Chaos, false) => self.chaos(profile)?,
         };
+        // Every rule's words in the student's language, whatever the verdict came from.
+        let language = self.program.language().to_owned();
+        let mut verdict = verdict;
+        if let Verdict::Failed(f) = &mut verdict {
+            f.rule_words = f.rule.words_for(&language);
+        }
+        let words = match check {
+            CheckId::Rule(rule) => rule.words_for(&language),
+            _ => words_of(check),
+        };
         Ok(Outcome {
             check,
-            words: words_of(check),
+            words,
             scope,
             verdict,
         })
@@ -374,6 +384,7 @@ impl Run<'_> {
                 lease_seconds: evidence.lease_seconds,
                 first_token: evidence.first_token,
                 not_implemented: None,
+                rule_words: rule.words().into(),
             })));
         }
         let (leaky, profile) = (self.leaky, findings.profile);

@@ -340,7 +340,16 @@ impl Program {
                     "did not answer within {} s",
                     fmt_time(allowed.as_secs_f64())
                 );
-                return Err(self.stopped(&request, id, what));
+                let mut error = self.stopped(&request, id, what);
+                // Silence before any reply at all is also what output never flushed looks like.
+                if self.calls == 0 {
+                    error.sentence.push_str(
+                        " (a program that writes its replies but never flushes standard output \
+                         is silent too: flush after each line)",
+                    );
+                    self.broken = Some(error.clone());
+                }
+                return Err(error);
             }
             Some(Arrived {
                 line: Line::TooLong,

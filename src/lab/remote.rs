@@ -350,15 +350,22 @@ impl StorageApi for RemoteStorage {
             value: value.into(),
             token,
         });
-        let accepted = matches!(answer.reply, Some(Reply::Succeeded { .. }));
-        if accepted {
-            let highest = self.accepted_highest.entry(key.to_owned()).or_insert(token);
-            *highest = (*highest).max(token);
-        }
+        let returned = matches!(answer.reply, Some(Reply::Succeeded { .. }));
         let read = self.link.call_unjudged(&Request::Read { key: key.into() });
         let highest = self
             .link
             .call_unjudged(&Request::HighestToken { key: key.into() });
+        // A write that returned normally but left the key's value as it was took nothing: the
+        // lesson tells what the storage holds, never a write landing that did not.
+        let accepted = returned
+            && match &read {
+                Some(Reply::Value(stored)) => stored.as_deref() == Some(value),
+                _ => true,
+            };
+        if accepted {
+            let highest = self.accepted_highest.entry(key.to_owned()).or_insert(token);
+            *highest = (*highest).max(token);
+        }
         if let (Some(Reply::Value(Some(value))), Some(Reply::Token(highest))) = (read, highest) {
             let value_token = if accepted {
                 token

@@ -51,7 +51,7 @@ fn failed(outcome: &Outcome, f: &Failure) -> String {
     } else {
         format!("✗ {}{}\n", outcome.id(), scope_of(outcome))
     };
-    out.push_str(&format!("    rule: {}\n", f.rule.words()));
+    out.push_str(&format!("    rule: {}\n", f.rule_words));
     let last = f.transcript.len().saturating_sub(1);
     for (i, line) in f.transcript.iter().enumerate() {
         let mark = if i == last { "  ✗ " } else { "    " };
@@ -184,7 +184,7 @@ pub fn check_json(outcome: &Outcome, points: &Points) -> Value {
         "points": if outcome.passed() { worth } else { 0.0 },
         "max_points": worth,
         "charged_to": charged,
-        "charged_rule": failure.map(|f| f.rule.words()),
+        "charged_rule": failure.map(|f| f.rule_words.clone()),
         "not_implemented": failure.and_then(|f| f.not_implemented.clone()),
         "because": because,
         "transcript": failure.map(|f| f.transcript.clone()),

@@ -181,6 +181,32 @@ impl Rule {
         }
     }
 
+    /// The rule's words as a student of `language` (what its program says in its greeting:
+    /// `java 17`, `node 20`) reads them: Java's and JavaScript's names (`expiresAt`,
+    /// `leaseSeconds`) and their none, `null`. Python's and Rust's are the seed's own.
+    pub fn words_for(self, language: &str) -> String {
+        let language = language.to_ascii_lowercase();
+        let camel = ["java", "node", "javascript", "typescript", "deno", "bun"]
+            .iter()
+            .any(|l| language.starts_with(l));
+        if !camel {
+            return self.words().to_owned();
+        }
+        [
+            ("lease_seconds", "leaseSeconds"),
+            ("first_token", "firstToken"),
+            ("client_id", "clientId"),
+            ("granted_at", "grantedAt"),
+            ("expires_at", "expiresAt"),
+            ("highest_token", "highestToken"),
+            ("None", "null"),
+        ]
+        .iter()
+        .fold(self.words().to_owned(), |w, (seed, theirs)| {
+            w.replace(seed, theirs)
+        })
+    }
+
     /// The methods the rule is about, as the protocol's `op`s: a method still to write fails
     /// the checks of the rules about it, and leaves the others not judged where they cannot be
     /// shown without it. `new-starts-over` and `clock-only` are about every method alike, so
@@ -223,6 +249,28 @@ impl fmt::Display for Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Java and JavaScript students read their own names and their none; Python and Rust
+    /// students the seed's.
+    #[test]
+    fn a_rules_words_are_in_the_students_language() {
+        for rule in Rule::ALL {
+            for language in ["java 17.0.15", "node 20.20.2"] {
+                // The lesson's `fence_token` column is a column's name, not the student's.
+                let words = rule.words_for(language).replace("fence_token", "");
+                for seed in ["_seconds", "_token", "_id", "_at", "None"] {
+                    assert!(!words.contains(seed), "{rule} in {language}: {words}");
+                }
+            }
+            for language in ["python 3.11.7", "rust 1.95"] {
+                assert_eq!(rule.words_for(language), rule.words());
+            }
+        }
+        assert_eq!(
+            Rule::NeverWritten.words_for("java 17"),
+            "read(key) and highestToken(key) are null for a key that was never written."
+        );
+    }
 
     #[test]
     fn every_rule_has_one_id_and_its_own_words() {

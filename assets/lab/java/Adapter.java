@@ -101,6 +101,8 @@ public final class Adapter {
     private static final List<String> PROBLEMS = new ArrayList<>();
     /** Why each null handle below is null, by the method's display name. */
     private static final Map<String, String> MISSING = new HashMap<>();
+    /** The methods declared `void`, by name: their normal return is told as "normally". */
+    private static final List<String> VOIDS = new ArrayList<>();
 
     private static final MethodHandle NEW_DEFAULT = constructor(LockService.class, NEW_DEFAULT_TYPE, Clock.class);
     private static final MethodHandle NEW_FULL =
@@ -176,7 +178,11 @@ public final class Adapter {
             return null;
         }
         try {
-            return MethodHandles.lookup().unreflect(m).asType(want);
+            MethodHandle h = MethodHandles.lookup().unreflect(m).asType(want);
+            if (m.getReturnType() == void.class) {
+                VOIDS.add(name);
+            }
+            return h;
         } catch (IllegalAccessException e) {
             missing(display, m.getName() + " is private; make it public");
         } catch (RuntimeException e) { // WrongMethodTypeException: parameters that cannot take these
@@ -349,7 +355,7 @@ public final class Adapter {
                     throw missingError(LockService.class, (String) op, String.class, String.class, long.class);
                 }
                 calling = renew ? "LockService.renew" : "LockService.release";
-                returned((Object) h.invokeExact(s, name, clientId, token));
+                returned((Object) h.invokeExact(s, name, clientId, token), !renew && VOIDS.contains("release"));
             }
             case "holder" -> {
                 LockService s = service();
@@ -369,7 +375,7 @@ public final class Adapter {
                     throw missingError(FencedStorage.class, "write", String.class, String.class, long.class);
                 }
                 calling = "FencedStorage.write";
-                returned((Object) WRITE.invokeExact(f, key, value, token));
+                returned((Object) WRITE.invokeExact(f, key, value, token), VOIDS.contains("write"));
             }
             case "read", "highest_token" -> {
                 FencedStorage f = storage();
@@ -462,6 +468,19 @@ public final class Adapter {
 
     /** `"returned":VALUE,"shown":"..."` for what a method returned (null for a void method). */
     private static void returned(Object value) {
+        returned(value, false);
+    }
+
+    /**
+     * The same, for a method declared `void` when `isVoid`: it returned null, shown as
+     * "normally", since a void method returns no value at all, null least of all.
+     */
+    private static void returned(Object value, boolean isVoid) {
+        if (isVoid) {
+            lastShown = "normally";
+            OUT.append(",\"returned\":null,\"shown\":\"normally\"");
+            return;
+        }
         int mark = OUT.length();
         try {
             OUT.append(",\"returned\":");

@@ -139,6 +139,9 @@ pub struct Failure {
     pub first_token: u64,
     /// The method that differed is the starter's, not written yet.
     pub not_implemented: Option<String>,
+    /// The rule's words in the student's language (`expiresAt`, `null` for Java and
+    /// JavaScript), as the report prints them.
+    pub rule_words: String,
 }
 
 /// Everything `check` found.

@@ -220,6 +220,7 @@ pub(super) fn failure(m: &Mismatch, script: &Script, replay: String) -> Box<Fail
         lease_seconds: script.lease_seconds.unwrap_or(crate::DEFAULT_LEASE_SECONDS),
         first_token: script.first_token.unwrap_or(crate::DEFAULT_FIRST_TOKEN),
         not_implemented: m.divergence.not_implemented.clone(),
+        rule_words: m.rule().words().into(),
     })
 }
 

@@ -125,7 +125,9 @@ fn hello_gets_the_start_up_allowance_and_later_requests_the_timeout() {
             .err()
             .unwrap()
             .sentence,
-        "the program did not answer within 0.2 s at request 0 (hello); it wrote nothing on stderr"
+        "the program did not answer within 0.2 s at request 0 (hello); it wrote nothing on stderr \
+         (a program that writes its replies but never flushes standard output is silent too: \
+         flush after each line)"
     );
 }
 

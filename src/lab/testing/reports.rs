@@ -32,6 +32,7 @@ pub fn a_failure(rule: Rule) -> Box<Failure> {
         lease_seconds: 10.0,
         first_token: 1,
         not_implemented: None,
+        rule_words: rule.words().into(),
     })
 }
 

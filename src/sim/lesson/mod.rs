@@ -46,6 +46,14 @@ pub fn names_another_setting(text: &str, now: Variant) -> bool {
         || (says(&["global"]) && now != Variant::Global)
 }
 
+/// Whether a caption speaks of any storage setting at all: none is true of a student's
+/// storage, whose rule is the one its code has, whatever the setting says.
+pub fn names_a_setting(text: &str) -> bool {
+    Variant::ALL
+        .into_iter()
+        .any(|v| names_another_setting(text, v))
+}
+
 /// A variant's place in the lesson's per-variant slots.
 fn slot_of(variant: Variant) -> usize {
     Variant::ALL
@@ -231,6 +239,11 @@ impl Lesson {
             // A sentence written for the seed's rule may stand under another setting only where
             // it names none other than that one: "with fencing on" is not said while it is off.
             if variant != now && names_another_setting(text, now) {
+                continue;
+            }
+            // On a student's code the storage's rule is the student's: "with fencing on" or
+            // "the seed's rule" would be told of a rule it may not have.
+            if run.setup.implemented_by.is_some() && names_a_setting(text) {
                 continue;
             }
             let reference = self.reference(variant);

@@ -131,11 +131,11 @@ impl World {
                 });
                 self.lease_ticks[lock.index()] = expiry_tick(lease.expires_at);
                 let local = self.clients[i].local_time(self.now);
-                let lease_ms = self.scenario().lease_ms;
+                let told = self.told_lasting(lock);
                 let client = &mut self.clients[i];
                 client.beliefs[lock.index()] = Some(Belief {
                     token: lease.token,
-                    expires_local: local + lease_ms,
+                    expires_local: local + told,
                 });
                 client.activity = Activity::Holding;
                 if client.retry.is_some_and(|r| r.lock == lock) {
@@ -171,6 +171,13 @@ impl World {
         }
     }
 
+    /// How long the lease just granted or renewed on `lock` lasts from now, as the client was
+    /// told (its `expires_at` against the service's time): the scenario's lease on this
+    /// library, and whatever a student's code gave on theirs.
+    fn told_lasting(&self, lock: LockId) -> Ms {
+        (self.lease_ticks[lock.index()] - self.service.now()).max(0) as Ms
+    }
+
     pub(super) fn renew(&mut self, i: usize, lock: LockId, token: u64) {
         let id = self.clients[i].id;
         let believed = self.clients[i].belief(lock).map(|b| b.token) == Some(token);
@@ -194,10 +201,10 @@ impl World {
                 self.lease_ticks[lock.index()] = expiry_tick(lease.expires_at);
                 if believed {
                     let local = self.clients[i].local_time(self.now);
-                    let lease_ms = self.scenario().lease_ms;
+                    let told = self.told_lasting(lock);
                     self.clients[i].beliefs[lock.index()] = Some(Belief {
                         token,
-                        expires_local: local + lease_ms,
+                        expires_local: local + told,
                     });
                 }
                 self.history.mark(i, self.now, MarkKind::Renewed);

@@ -263,11 +263,12 @@ pub fn verdict_line(
     };
     // The library says "no check, t1 < t2": the note and the tokens, apart.
     let comparison = verdict.comparison();
-    let (note, comparison) = match comparison.strip_prefix("no check") {
-        Some(rest) => (
-            "no check".to_owned(),
-            rest.trim_start_matches(", ").to_owned(),
-        ),
+    // And "your rule, seed: t1 >= t1 accepts": whose rule decided, and the seed's comparison.
+    let split = ["no check", crate::storage::YOUR_RULE]
+        .into_iter()
+        .find_map(|note| Some((note, comparison.strip_prefix(note)?)));
+    let (note, comparison) = match split {
+        Some((note, rest)) => (note.to_owned(), rest.trim_start_matches(", ").to_owned()),
         None => (String::new(), comparison),
     };
     VerdictLine {

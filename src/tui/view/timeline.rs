@@ -55,12 +55,17 @@ pub const LEGEND: &[(char, &str, &str)] = &[
         "lease refused",
         "a renew or release the lock service refused",
     ),
+    (
+        '≠',
+        "your code differs",
+        "your code answered otherwise than the seed here (--impl)",
+    ),
 ];
 
 /// The legend's marks in the order they give way on a narrow screen: the last first. A
 /// verdict's mark never goes before a stretch's.
 const LEGEND_KEPT: &[char] = &[
-    '!', '✗', '✓', '/', '=', '~', 'x', '»', '›', 'ø', '?', '-', '+', ']',
+    '!', '✗', '✓', '≠', '/', '=', '~', 'x', '»', '›', 'ø', '?', '-', '+', ']',
 ];
 
 /// The timeline panel.
