@@ -28,14 +28,20 @@
 
 mod clock;
 mod lock;
+mod realtime;
 mod storage;
 
+// The seam (ARCHITECTURE.md): the command line and the live lesson run processes, files,
+// signals and sockets, so they are native only; everything else builds for the browser too.
+#[cfg(not(target_family = "wasm"))]
 pub mod cli;
 pub mod lab;
+#[cfg(not(target_family = "wasm"))]
 pub mod live;
 pub mod pictures;
 pub mod sim;
 pub mod tui;
+pub mod web;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use lock::{

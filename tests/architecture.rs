@@ -71,9 +71,17 @@ fn documented_order(mod_rs: &str) -> Vec<String> {
 }
 
 fn check_layers(folder: &str) {
+    check_layers_of(folder, 5);
+}
+
+/// [`check_layers`], for a folder of at least `fewest` modules.
+fn check_layers_of(folder: &str, fewest: usize) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
     let order = documented_order(&fs::read_to_string(dir.join("mod.rs")).unwrap());
-    assert!(order.len() >= 5, "{folder}/mod.rs documents no layer order");
+    assert!(
+        order.len() >= fewest,
+        "{folder}/mod.rs documents no layer order"
+    );
     let rank = |name: &str| order.iter().position(|m| m == name);
     let crate_prefix = format!(
         "crate::{}::",
@@ -150,6 +158,11 @@ fn the_live_lesson_is_layered_one_way() {
 }
 
 #[test]
+fn the_pages_face_is_layered_one_way() {
+    check_layers_of("src/web", 4);
+}
+
+#[test]
 fn the_ui_is_layered_one_way() {
     check_layers("src/tui");
 }
@@ -203,6 +216,7 @@ fn the_crate_layers_stack_library_sim_ui_cli() {
                 "crate::lab",
                 "crate::pictures",
                 "crate::live",
+                "crate::web",
             ],
             "sim" => &[
                 "crate::tui",
@@ -210,13 +224,29 @@ fn the_crate_layers_stack_library_sim_ui_cli() {
                 "crate::lab",
                 "crate::pictures",
                 "crate::live",
+                "crate::web",
             ],
-            "lab" => &["crate::tui", "crate::cli", "crate::pictures", "crate::live"],
+            "lab" => &[
+                "crate::tui",
+                "crate::cli",
+                "crate::pictures",
+                "crate::live",
+                "crate::web",
+            ],
             // The live lesson uses the library and the simulation; the UI reads what it does
             // only through the simulation's board.
-            "live" => &["crate::tui", "crate::cli", "crate::pictures", "crate::lab"],
-            "tui" => &["crate::cli", "crate::pictures", "crate::live"],
-            "pictures" => &["crate::cli"],
+            "live" => &[
+                "crate::tui",
+                "crate::cli",
+                "crate::pictures",
+                "crate::lab",
+                "crate::web",
+            ],
+            "tui" => &["crate::cli", "crate::pictures", "crate::live", "crate::web"],
+            "pictures" => &["crate::cli", "crate::web"],
+            // The pages' face uses everything that builds for a browser, never the command
+            // line or the live lesson (which do not).
+            "web" => &["crate::cli", "crate::live"],
             _ => &[],
         }
     };
@@ -233,6 +263,8 @@ fn the_crate_layers_stack_library_sim_ui_cli() {
             "live" => "live",
             "tui" => "tui",
             "pictures" => "pictures",
+            "web" => "web",
+            "realtime.rs" => "library",
             _ => continue,
         };
         let text = fs::read_to_string(&path).unwrap();
@@ -367,6 +399,10 @@ fn every_suite_is_mutation_tested_or_left_out_with_a_reason() {
         ("pty", "drives the binary in a pseudo-terminal"),
         ("threads", "runs the UI's terminal loop on threads"),
         ("wide_characters", "measures the screen's columns"),
+        (
+            "web",
+            "drives the built WebAssembly in Chromium, not the mutated build",
+        ),
         // A mutant that no faster suite catches would wait minutes for these two: the zoo's
         // programs in four languages, and lessons walked on them. The lab's verdicts are judged
         // on in-process doubles by the unit tests and by tests/lab.rs.

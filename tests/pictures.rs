@@ -460,7 +460,7 @@ fn the_cast_is_asciicast_v2_and_ends_on_the_frame_screen() {
 
 #[test]
 fn the_page_is_one_file_that_asks_for_nothing_and_stays_under_a_megabyte() {
-    let html = lab(&["export", "gc-pause", "-o", "-"]);
+    let html = lab(&["export", "gc-pause", "--static", "-o", "-"]);
     assert!(html.len() < 1_000_000, "{} bytes", html.len());
     assert!(html.contains(
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
@@ -497,7 +497,7 @@ fn the_page_is_one_file_that_asks_for_nothing_and_stays_under_a_megabyte() {
     // Under a system with another word for the token, no word of the page says "token": its
     // headings, captions, steps and screens, and its diagrams' texts and tooltips.
     for system in ["etcd", "zookeeper", "redlock"] {
-        let page = lab(&["export", "gc-pause", "--as", system, "-o", "-"]);
+        let page = lab(&["export", "gc-pause", "--static", "--as", system, "-o", "-"]);
         let body = &page[page.find("<body").unwrap()..page.find("<script>").unwrap()];
         let mut words = String::new();
         let mut inside = false;
@@ -515,11 +515,26 @@ fn the_page_is_one_file_that_asks_for_nothing_and_stays_under_a_megabyte() {
         let words = words.replace("&#39;", "'").replace("&quot;", "\"");
         assert_eq!(truth::says_token(&words), None, "--as {system}'s page");
     }
-    // Every built-in scenario exports.
+    // Every built-in scenario exports, its live page under 1.5 MB, the WebAssembly in it.
     for name in scenarios() {
         let page = lab(&["export", &name, "-o", "-"]);
         assert!(page.ends_with("</html>\n"), "{name}");
-        assert!(page.len() < 2_000_000, "{name}: {} bytes", page.len());
+        assert!(page.len() < 1_500_000, "{name}: {} bytes", page.len());
+        assert!(page.contains("id=\"fencing-lab-module\""), "{name}");
+        assert!(page.contains(
+            "content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' 'wasm-unsafe-eval'\""
+        ));
+        let without_namespace = page.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+        let without_namespace =
+            without_namespace.replace("createElementNS(\"http://www.w3.org/2000/svg\"", "");
+        for outside in [
+            "http:", "https:", "=\"//", " src=", "@import", "url(h", "url(/",
+        ] {
+            assert!(
+                !without_namespace.contains(outside),
+                "{name} refers outside itself: {outside}"
+            );
+        }
     }
 }
 
@@ -800,7 +815,13 @@ fn the_page_works_in_a_real_browser_offline_at_desktop_and_phone_width() {
     };
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("lesson.html");
-    lab(&["export", "gc-pause", "-o", page.to_str().unwrap()]);
+    lab(&[
+        "export",
+        "gc-pause",
+        "--static",
+        "-o",
+        page.to_str().unwrap(),
+    ]);
     let url = format!("file://{}", page.display());
     let shots = shots_dir();
     let mut browser = cdp::Browser::launch(&exe, &dir.path().join("profile"));

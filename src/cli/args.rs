@@ -92,6 +92,10 @@ pub enum Command {
         /// columns x rows (default 80x24).
         #[arg(long, value_name = "WxH", value_parser = parse_picture_size)]
         size: Option<(u32, u32)>,
+        /// svg: the diagram of the run as these UI keys leave it, pressed from its start, as the
+        /// live page draws it ("n n g n": see `frame --keys`).
+        #[arg(long, value_name = "KEYS", conflicts_with_all = ["until", "from", "axis", "compare", "size"])]
+        keys: Option<String>,
     },
     /// Write the lesson as one self-contained HTML page for students: the diagram, every step
     /// with its caption and the UI's screen, the question, fencing on and off. It makes no
@@ -108,6 +112,13 @@ pub enum Command {
         /// Stop at this time, in seconds, instead of the scenario's end.
         #[arg(long, value_name = "T", value_parser = parse_time, allow_hyphen_values = true)]
         until: Option<Ms>,
+        /// The page without its live lesson: the steps alone, no WebAssembly (a smaller file).
+        #[arg(long = "static", conflicts_with = "lab")]
+        steps_only: bool,
+        /// The lab in a browser tab instead: paste or edit a lock_service.mjs, check it with the
+        /// checker's own rules, and watch SCENARIO played on it.
+        #[arg(long)]
+        lab: bool,
     },
     /// Seeded chaos runs: three clients, one lock, random work and GC stalls, one crash.
     ///
@@ -131,6 +142,11 @@ pub enum Command {
         /// Show the compare view (fenced and unfenced storage side by side).
         #[arg(long)]
         compare: bool,
+        /// The screen after these UI keys, pressed from the start as in the terminal (space
+        /// between them: n ArrowRight g 2 x d f v c r a b ? space Enter Escape), as the live
+        /// page shows it.
+        #[arg(long, value_name = "KEYS", conflicts_with_all = ["at", "compare"])]
+        keys: Option<String>,
     },
     /// List the built-in scenarios, one a line with its title.
     List,

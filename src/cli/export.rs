@@ -22,6 +22,8 @@ pub struct PictureArgs {
     pub axis: Option<(Ms, Ms)>,
     pub hide_idle: bool,
     pub size: Option<(u32, u32)>,
+    /// svg: the run as these UI keys leave it.
+    pub keys: Option<String>,
 }
 
 /// Refuses options the format does not take, before anything runs.
@@ -38,6 +40,7 @@ pub fn check_options(args: &PictureArgs, world: &WorldArgs) -> Result<(), Failur
         ("--compare", args.compare),
         ("--axis", args.axis.is_some()),
         ("--hide-idle", args.hide_idle),
+        ("--keys", args.keys.is_some()),
     ];
     if args.format != Format::Svg {
         if let Some((flag, _)) = svg_only.iter().find(|(_, given)| *given) {
@@ -85,6 +88,14 @@ fn draw_svg(
         .unwrap_or((svg::Size::DEFAULT.width, svg::Size::DEFAULT.height));
     let size = svg::Size::new(w, h).map_err(Failure::usage)?;
     let (setup, fault) = setup_with_impl(scenario, world)?;
+    if let Some(keys) = &args.keys {
+        // The live page's diagram: the run as the keys leave it, at the page's size.
+        let keys = crate::web::lesson::keys_of(keys)
+            .map_err(|e| Failure::usage(format!("--keys: {e}")))?;
+        let app = crate::web::lesson::played(setup, &keys, crate::tui::Theme::plain());
+        out.write_all(crate::web::lesson::diagram_of(&app).as_bytes())?;
+        return lab::fault_of(&fault);
+    }
     let until = args.until.unwrap_or(setup.scenario.end);
     if let Some(from) = args.from.filter(|&from| from >= until) {
         return Err(Failure::usage(format!(
@@ -147,12 +158,27 @@ fn draw_cast(
     lab::fault_of(&fault)
 }
 
+/// The WebAssembly the live pages carry, gzipped: `web`, built by `.ci/build-wasm`.
+pub const MODULE: &[u8] = include_bytes!("../../assets/web/fencing_lab.wasm.gz");
+
+/// Which page `export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Page {
+    /// The lesson live above its steps (the default).
+    Live,
+    /// The steps alone (`--static`).
+    Steps,
+    /// The lab in a browser tab (`--lab`).
+    Lab,
+}
+
 /// `export SCENARIO -o FILE`.
 pub fn export(
     scenario: &str,
     world: &WorldArgs,
     output: &Path,
     until: Option<Ms>,
+    kind: Page,
 ) -> Result<(), Failure> {
     let to_stdout = output == Path::new("-");
     if !to_stdout {
@@ -166,7 +192,11 @@ pub fn export(
     }
     let (setup, fault) = setup_with_impl(scenario, world)?;
     let until = until.unwrap_or(setup.scenario.end);
-    let page = html::page(&setup, until);
+    let page = match kind {
+        Page::Steps => html::page(&setup, until),
+        Page::Live => html::live_page(&setup, until, MODULE),
+        Page::Lab => html::lab_page(&setup, MODULE),
+    };
     // A page handed to a class shows a whole run: on code that stopped answering, none is written.
     if let Err(Failure::Usage(why)) = lab::fault_of(&fault) {
         return Err(Failure::usage(format!("{why}; no page was written")));

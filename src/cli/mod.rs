@@ -247,6 +247,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             axis,
             hide_idle,
             size,
+            keys,
         }) => {
             let pictures = export::PictureArgs {
                 format,
@@ -256,6 +257,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 axis,
                 hide_idle,
                 size,
+                keys,
             };
             run_scenario(&stdout, &scenario, &world, &pictures)
         }
@@ -280,9 +282,16 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             world,
             output,
             until,
+            steps_only,
+            lab,
         }) => {
             within_reach(&scenario, until, 2, "export", false, "--until", &world)?;
-            export::export(&scenario, &world, &output, until)?;
+            let kind = match (steps_only, lab) {
+                (true, _) => export::Page::Steps,
+                (_, true) => export::Page::Lab,
+                _ => export::Page::Live,
+            };
+            export::export(&scenario, &world, &output, until, kind)?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Live(args)) => live::run(&args),
@@ -299,7 +308,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             size,
             world,
             compare,
-        }) => frame(&stdout, &scenario, at, size, &world, compare),
+            keys,
+        }) => match keys {
+            Some(keys) => frame_after(&stdout, &scenario, &keys, size, &world),
+            None => frame(&stdout, &scenario, at, size, &world, compare),
+        },
     }
 }
 
@@ -396,6 +409,25 @@ fn frame(
     };
     // The same app a cast ends on, so its last frame is this screen.
     let app = crate::pictures::steps::app_at(setup, at, tui::Theme::plain(), compare);
+    let mut out = stdout.lock();
+    write!(out, "{}", tui::render_text(&app, size.0, size.1))?;
+    out.flush()?;
+    self::lab::fault_of(&fault)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `frame --keys`: the screen after the lecturer's keys, as the live page shows it after them.
+fn frame_after(
+    stdout: &io::Stdout,
+    scenario: &str,
+    keys: &str,
+    size: (u16, u16),
+    world: &WorldArgs,
+) -> Result<ExitCode, Failure> {
+    let keys =
+        crate::web::lesson::keys_of(keys).map_err(|e| Failure::usage(format!("--keys: {e}")))?;
+    let (setup, fault) = setup_with_impl(scenario, world)?;
+    let app = crate::web::lesson::played(setup, &keys, tui::Theme::plain());
     let mut out = stdout.lock();
     write!(out, "{}", tui::render_text(&app, size.0, size.1))?;
     out.flush()?;

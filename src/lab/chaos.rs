@@ -8,9 +8,9 @@ use std::ops::RangeInclusive;
 use std::sync::{Arc, Mutex};
 
 use super::judge::Profile;
-use super::program::ProtocolError;
 use super::reference::{Decision, Reference, Seed};
 use super::script::{judge_replies, Call, Mismatch, Scope, Subject};
+use super::wire::ProtocolError;
 use super::wire::{Reply, Request};
 use crate::sim::backend::{Backend, BackendFactory, LockApi, NextToken, StorageApi};
 use crate::sim::event::{ClientId, Refusal};

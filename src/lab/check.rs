@@ -2,17 +2,22 @@
 //! seed's chaos test, run on the student's program; the result as data ([`Report`]), each check
 //! handed on as soon as it is decided. `report` says it as text, JSON or for an autograder.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(not(target_family = "wasm"))]
+use std::time::Instant;
 
 use super::chaos;
 use super::explore::{self, Shrunk};
 use super::judge::Profile;
 use super::profile::{self, Findings};
-use super::program::{Program, ProtocolError};
+#[cfg(not(target_family = "wasm"))]
+use super::program::Program;
 use super::rules;
 use super::script::{Mismatch, Played, Scope, Script, Subject};
 use super::seed::Rule;
+#[cfg(not(target_family = "wasm"))]
 use super::target::Target;
+use super::wire::ProtocolError;
 use crate::sim::text::counted;
 
 mod outcome;
@@ -34,6 +39,7 @@ pub const UNSTABLE: &str = "your program answers the same calls differently on a
 
 /// Runs the plan on a started program. Each check is handed to `decided` as soon as it is; a
 /// protocol error ends the run, keeping every check decided before it.
+#[cfg(not(target_family = "wasm"))]
 pub fn run(
     target: &Target,
     program: Program,
@@ -45,6 +51,7 @@ pub fn run(
 
 /// [`run`], with `starting` told of each check as it begins (for a progress line while a long
 /// check runs).
+#[cfg(not(target_family = "wasm"))]
 pub fn run_watched(
     target: &Target,
     program: Program,
@@ -97,11 +104,30 @@ pub struct Found {
     pub stops: Vec<Stop>,
 }
 
+/// What a check names the program it checks by, in the commands its report prints: a folder or
+/// a command after `--` natively, the page's own file in a browser.
+pub trait Named {
+    /// `fencing-lab check` with `options`, on this program.
+    fn check_command(&self, options: &[&str]) -> String;
+    /// The lesson `scenario` (seed `seed`) played on this program.
+    fn lesson_command(&self, scenario: &str, seed: u64) -> String;
+}
+
+#[cfg(not(target_family = "wasm"))]
+impl Named for Target {
+    fn check_command(&self, options: &[&str]) -> String {
+        Target::check_command(self, options)
+    }
+    fn lesson_command(&self, scenario: &str, seed: u64) -> String {
+        Target::lesson_command(self, scenario, seed)
+    }
+}
+
 /// [`run`] on any subject. `target` only names the check in its replay lines.
 pub fn run_on(
     subject: Box<dyn Subject>,
     start: &mut Start,
-    target: &Target,
+    target: &dyn Named,
     plan: &Plan,
     starting: &mut dyn FnMut(CheckId),
     decided: &mut dyn FnMut(&Outcome),
@@ -111,7 +137,7 @@ pub fn run_on(
         plan,
         program: Restarting::new(subject, start),
         leaky: false,
-        started: Instant::now(),
+        started: crate::realtime::now_ms(),
     };
     let checks: Vec<CheckId> = match plan.only {
         Some(only) => vec![only],
@@ -234,20 +260,21 @@ fn made_state(
 }
 
 struct Run<'a> {
-    target: &'a Target,
+    target: &'a dyn Named,
     plan: &'a Plan,
     /// The program checks run on, started again when it stops answering.
     program: Restarting<'a>,
     /// The program keeps state across `new`: each path runs on a fresh one.
     leaky: bool,
-    started: Instant,
+    /// When the run began, in the real milliseconds `realtime` reads.
+    started: f64,
 }
 
 impl Run<'_> {
     fn deadline_passed(&self) -> bool {
         self.plan
             .deadline
-            .is_some_and(|d| self.started.elapsed() >= d)
+            .is_some_and(|d| crate::realtime::now_ms() - self.started >= d.as_secs_f64() * 1000.0)
     }
 
     fn program(&mut self) -> &mut dyn Subject {
@@ -268,7 +295,7 @@ impl Run<'_> {
         if leak.is_some() {
             self.fresh()?;
         }
-        let findings = profile::measure(self.program(), &std::thread::sleep)?;
+        let findings = profile::measure(self.program(), &crate::realtime::pause)?;
         let replay = self.replay(CheckId::Rule(Rule::NewStartsOver));
         let leaky = leak.is_some();
         let starts_over = match leak {

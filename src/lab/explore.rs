@@ -10,11 +10,11 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::judge::Profile;
-use super::program::ProtocolError;
 use super::rules::GRID;
 use super::script::{
     judge_replies, plan, Call, Mismatch, Planner, Scope, Script, Step, Subject, TokenOf,
 };
+use super::wire::ProtocolError;
 use super::wire::Request;
 
 mod shrinking;

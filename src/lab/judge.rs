@@ -222,7 +222,39 @@ fn judge_call(
             not_implemented: Some(method.clone()),
         });
     }
+    if let Reply::Stopped(_) = got {
+        return Some(stopped(request, decision, cx));
+    }
     judge_reply(request, decision, got, cx)
+}
+
+/// A call that got no answer (the program stopped at it): never the seed's answer, charged to
+/// the rule the opposite of the seed's would break, as the seed says why. A grant the seed
+/// makes is broken as a refusal would break it; a refusal it makes, as a call that went through.
+fn stopped(request: &Request, decision: &Decision, cx: &Context) -> Divergence {
+    let through = match request {
+        Request::Acquire { .. } | Request::Renew { .. } => {
+            let token = match &decision.reply {
+                Reply::Lease(Some(l)) => l.token,
+                _ => decision.tokens.next.unwrap_or(crate::DEFAULT_FIRST_TOKEN),
+            };
+            Reply::Lease(Some(LeaseReply::new(token, None)))
+        }
+        Request::Release { .. } | Request::Write { .. } => Reply::Succeeded { none: None },
+        _ => Reply::Strange(String::new()),
+    };
+    let mut divergence = judge_reply(request, decision, &Reply::Refused(String::new()), cx)
+        .or_else(|| judge_reply(request, decision, &through, cx))
+        .unwrap_or_else(|| {
+            differs(
+                Rule::Defaults,
+                Kind::State,
+                format!("the seed gives {}", decision.reply.describe()),
+            )
+        });
+    divergence.kind = Kind::State;
+    divergence.hint = None;
+    divergence
 }
 
 fn judge_reply(

@@ -26,16 +26,23 @@
 //! 20. [`starter`]: `lab init`'s files.
 //! 21. [`testing`](crate::lab) (built for tests only): the test double of a student's program, for the lab's own tests.
 
+// A student's program as a process, the folders it is found in, a class graded over the
+// cores, the starters written and JUnit's XML are native only (the seam, ARCHITECTURE.md);
+// the judge and everything it reads also build for a browser, where the program is the
+// page's JavaScript.
+#[cfg(not(target_family = "wasm"))]
 pub mod autograder;
 pub mod chaos;
 pub mod check;
 pub mod class;
 pub mod classroom;
 pub mod explore;
+#[cfg(not(target_family = "wasm"))]
 pub mod grade;
 pub mod judge;
 pub mod points;
 pub mod profile;
+#[cfg(not(target_family = "wasm"))]
 pub mod program;
 pub mod reference;
 pub mod remote;
@@ -43,13 +50,18 @@ pub mod report;
 pub mod rules;
 pub mod script;
 pub mod seed;
+#[cfg(not(target_family = "wasm"))]
 pub mod starter;
+#[cfg(not(target_family = "wasm"))]
 pub mod target;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod wire;
 
 pub use check::{CheckId, Plan, Report, Verdict};
-pub use program::{Program, ProtocolError, Timeouts, DEFAULT_STARTUP, DEFAULT_TIMEOUT};
+#[cfg(not(target_family = "wasm"))]
+pub use program::Program;
 pub use seed::Rule;
+#[cfg(not(target_family = "wasm"))]
 pub use target::Target;
+pub use wire::{ProtocolError, Timeouts, DEFAULT_STARTUP, DEFAULT_TIMEOUT};

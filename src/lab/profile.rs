@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use super::judge::Profile;
-use super::program::ProtocolError;
 use super::script::{Played, Subject};
+use super::wire::ProtocolError;
 use super::wire::{LeaseReply, Reply, Request};
 
 mod clock;

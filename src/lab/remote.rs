@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::judge::{judge, Context, Kind, Profile, Seen};
-use super::program::Program;
 use super::reference::{Decision, Reference, Seed};
+use super::script::Subject;
 use super::wire::{Reply, Request};
 use crate::sim::backend::{
     Backend, BackendFactory, Difference, Differences, LockApi, NextToken, StorageApi,
@@ -22,8 +22,9 @@ use crate::sim::event::{ClientId, Refusal};
 use crate::sim::Scenario;
 use crate::{FenceCheck, Judge, Lease, StoredValue, Verdict};
 
-/// One program, shared by every run a session replays.
-pub type Shared = Arc<Mutex<Program>>;
+/// One program, shared by every run a session replays: a process natively, the page's
+/// JavaScript in a browser.
+pub type Shared = Arc<Mutex<dyn Subject + Send>>;
 pub use crate::sim::backend::Fault;
 
 /// A factory that gives each run a fresh service and storage in the same program (`new`).
@@ -39,7 +40,7 @@ pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
     // decides which rule a difference in the lesson is charged to.
     let profile = {
         let mut program = program.lock().unwrap_or_else(|e| e.into_inner());
-        match super::profile::measure(&mut *program, &std::thread::sleep) {
+        match super::profile::measure(&mut *program, &crate::realtime::pause) {
             Ok(findings) => findings.profile,
             Err(e) => {
                 *fault.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.sentence);
@@ -54,7 +55,7 @@ pub fn factory_with_fault(program: Shared, fault: Fault) -> BackendFactory {
     Arc::new(move |scenario: &Scenario, _check: FenceCheck| {
         let language = program
             .lock()
-            .map(|p| p.language.clone())
+            .map(|p| p.language().to_owned())
             .unwrap_or_default();
         let link = Link(Arc::new(Mutex::new(Shadow {
             program: Arc::clone(&program),
@@ -206,7 +207,7 @@ impl Shadow {
         let mut program = self.program.lock().unwrap_or_else(|e| e.into_inner());
         if self.speaker.load(Ordering::Relaxed) != self.run {
             for earlier in &self.said {
-                if let Err(e) = program.call(earlier) {
+                if let Err(e) = call(&mut *program, earlier) {
                     *fault = Some(e.sentence);
                     return None;
                 }
@@ -214,7 +215,7 @@ impl Shadow {
             self.speaker.store(self.run, Ordering::Relaxed);
         }
         self.said.push(request.clone());
-        match program.call(request) {
+        match call(&mut *program, request) {
             Ok(Reply::NotImplemented(method)) => {
                 *fault = Some(format!(
                     "{} {NOT_IMPLEMENTED}",
@@ -229,6 +230,12 @@ impl Shadow {
             }
         }
     }
+}
+
+/// One request and its reply, nothing else in flight.
+fn call(program: &mut dyn Subject, request: &Request) -> Result<Reply, super::wire::ProtocolError> {
+    program.send(request)?;
+    program.receive()
 }
 
 /// What the program said when it refused, for the world's event.

@@ -5,9 +5,11 @@
 //! scripts, so one judge decides them all.
 
 use super::judge::Divergence;
-use super::program::{Program, ProtocolError};
+#[cfg(not(target_family = "wasm"))]
+use super::program::Program;
 use super::reference::Decision;
 use super::seed::Rule;
+use super::wire::ProtocolError;
 use super::wire::{fmt_time, Reply, Request};
 
 mod planning;
@@ -47,6 +49,7 @@ pub trait Subject {
     }
 }
 
+#[cfg(not(target_family = "wasm"))]
 impl Subject for Program {
     fn send(&mut self, request: &Request) -> Result<(), ProtocolError> {
         Program::send(self, request)

@@ -7,9 +7,9 @@ pub mod reports;
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::program::ProtocolError;
 use super::script::Subject;
 use super::seed::Rule;
+use super::wire::ProtocolError;
 use super::wire::{LeaseReply, Reply, Request};
 
 /// One mistake a student makes (or none).
@@ -651,7 +651,7 @@ impl Subject for HangsWhenHeld {
 pub const PATIENT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Timeouts of [`PATIENT`] for a program's start and for each of its requests.
-pub const PATIENTLY: crate::lab::program::Timeouts = crate::lab::program::Timeouts {
+pub const PATIENTLY: crate::lab::wire::Timeouts = crate::lab::wire::Timeouts {
     startup: PATIENT,
     request: PATIENT,
 };

@@ -7,6 +7,10 @@ use serde_json::{Map, Value};
 
 use crate::sim::text::printable;
 
+mod fault;
+
+pub use fault::{ProtocolError, Timeouts, DEFAULT_STARTUP, DEFAULT_TIMEOUT};
+
 /// The largest token the protocol carries: JSON numbers are exact up to 2^53 - 1 in every
 /// language a student writes.
 pub const MAX_TOKEN: u64 = (1 << 53) - 1;

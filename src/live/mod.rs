@@ -6,8 +6,8 @@
 //!
 //! The modules are layered one way, each using only those above it (a test keeps it so):
 //!
-//! 1. [`base64`], [`http`], [`signal`]: base64; a minimal HTTP/1.1 client; signals to other
-//!    processes and their state.
+//! 1. [`http`], [`signal`]: a minimal HTTP/1.1 client; signals to other processes and their
+//!    state (base64 for etcd's keys is `sim::base64`).
 //! 2. [`gateway`]: etcd's JSON gateway over one or more endpoints, with failover.
 //! 3. [`keys`]: where a run keeps its state: one prefix per run.
 //! 4. [`ops`]: the lesson's operations as etcd requests and transactions.
@@ -20,7 +20,6 @@
 //! 9. [`replies`]: the processes' answers told as the lesson's events.
 //! 10. [`conductor`]: a run from start to end, and its cleaning up.
 
-pub mod base64;
 pub mod http;
 pub mod signal;
 

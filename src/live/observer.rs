@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::base64;
 use super::gateway::{Etcd, EtcdError};
 use super::http::Url;
 use super::keys::Layout;
 use super::ops::{self, Kv};
+use crate::sim::base64;
 
 /// How often the lock keys are read.
 pub const EVERY: Duration = Duration::from_millis(100);

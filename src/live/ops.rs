@@ -5,9 +5,9 @@
 
 use serde_json::{json, Value};
 
-use super::base64;
 use super::gateway::{int, Etcd, EtcdError};
 use super::keys::{padded, unpadded, Layout};
+use crate::sim::base64;
 
 /// A key and what etcd keeps with it.
 #[derive(Clone, Debug, PartialEq, Eq)]

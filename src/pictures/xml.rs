@@ -25,9 +25,23 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`escape`], line by line: a block of text (a file in a `<textarea>`) keeps its line breaks.
+pub fn escape_lines(text: &str) -> String {
+    text.split('\n')
+        .map(|line| escape(line).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::escape;
+    use super::{escape, escape_lines};
+
+    #[test]
+    fn a_block_of_text_keeps_its_lines_and_escapes_the_rest() {
+        assert_eq!(escape_lines("a < b\n\"c\"\n"), "a &lt; b\n&quot;c&quot;\n");
+        assert_eq!(escape_lines("x\u{1b}\ny"), "x\\u{1b}\ny");
+    }
 
     #[test]
     fn markup_and_control_characters_cannot_break_out() {

@@ -5,8 +5,9 @@
 //! setup and inputs always give the same history. The modules are layered one way, each using
 //! only those above it in this list (a test keeps it so):
 //!
-//! 1. [`text`], [`time`], [`systems`], [`files`]: printable text, plurals; milliseconds and the
-//!    one time format; what real systems call the fencing token; files written whole.
+//! 1. [`text`], [`time`], [`systems`], [`files`], [`base64`]: printable text, plurals;
+//!    milliseconds and the one time format; what real systems call the fencing token; files
+//!    written whole; base64 (etcd's keys and values, the pages' WebAssembly).
 //! 2. [`vocab`], [`event`]: how the lesson names locks and tokens (in a real system's words with
 //!    `--as`); clients, locks and the event stream.
 //! 3. [`phrase`]: the words for each event, in one place: the transcript's line, the caption's
@@ -24,6 +25,7 @@
 //! 14. [`story`]: a run told in time order, for transcripts, handouts and pages.
 //! 15. [`board`]: a run played on a real etcd (`live`), as the UI reads it.
 
+pub mod base64;
 pub mod files;
 pub mod systems;
 pub mod text;

@@ -1,10 +1,70 @@
 //! One key table per mode, as data: each dispatches the keys, fills the footer's hints and the
 //! help overlay, so the three cannot drift apart. Key labels are rendered from the key codes.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
 use super::action::{Action, Mode};
 use crate::sim::ClientId;
+
+/// A key, as the tables name it: the terminal's keys (crossterm's, converted where the loop
+/// reads them) and the page's (a browser's `KeyboardEvent.key`) are both this, so one table
+/// serves both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyCode {
+    Char(char),
+    Enter,
+    Esc,
+    Left,
+    Right,
+    Up,
+    Down,
+    Tab,
+    BackTab,
+    /// Any other key: no table binds it.
+    Other,
+}
+
+/// A key pressed, with whether Control was held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyPress {
+    pub code: KeyCode,
+    pub ctrl: bool,
+}
+
+impl KeyPress {
+    /// A key pressed alone.
+    pub fn of(code: KeyCode) -> KeyPress {
+        KeyPress { code, ctrl: false }
+    }
+
+    /// A key by its name: a browser's `KeyboardEvent.key` (`ArrowRight`, `Enter`, `Escape`,
+    /// `Tab`, ` `, `n`), `Shift+Tab`, and the footer's own labels (`→`, `space`), so that a
+    /// page, `frame --keys` and a test name keys one way. `None`: no such key.
+    pub fn named(name: &str) -> Option<KeyPress> {
+        if let Some(rest) = name.strip_prefix("Ctrl+") {
+            let mut press = KeyPress::named(rest)?;
+            press.ctrl = true;
+            return Some(press);
+        }
+        let code = match name {
+            "Enter" => KeyCode::Enter,
+            "Escape" | "Esc" => KeyCode::Esc,
+            "ArrowLeft" | "Left" | "←" => KeyCode::Left,
+            "ArrowRight" | "Right" | "→" => KeyCode::Right,
+            "ArrowUp" | "Up" | "↑" => KeyCode::Up,
+            "ArrowDown" | "Down" | "↓" => KeyCode::Down,
+            "Tab" => KeyCode::Tab,
+            "Shift+Tab" | "S-Tab" | "BackTab" => KeyCode::BackTab,
+            "space" | "Space" => KeyCode::Char(' '),
+            _ => {
+                let mut chars = name.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => KeyCode::Char(c),
+                    _ => return None,
+                }
+            }
+        };
+        Some(KeyPress::of(code))
+    }
+}
 
 /// One row of a key table.
 pub struct Binding {
@@ -282,8 +342,8 @@ pub fn keymap(mode: Mode) -> &'static [Binding] {
 }
 
 /// The action a key press asks for in `mode`.
-pub fn action_for(key: KeyEvent, mode: Mode) -> Option<Action> {
-    if key.modifiers.contains(KeyModifiers::CONTROL) {
+pub fn action_for(key: KeyPress, mode: Mode) -> Option<Action> {
+    if key.ctrl {
         return matches!(key.code, Char('c') | Char('d')).then_some(Action::Quit);
     }
     let found = keymap(mode)
@@ -311,7 +371,7 @@ pub fn key_label(code: KeyCode) -> String {
         Down => "↓".into(),
         Tab => "Tab".into(),
         BackTab => "S-Tab".into(),
-        other => format!("{other:?}"),
+        KeyCode::Other => "another key".into(),
     }
 }
 

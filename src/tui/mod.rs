@@ -16,15 +16,21 @@ mod action;
 mod app;
 mod frame;
 mod keys;
+#[cfg(not(target_family = "wasm"))]
 mod live;
+#[cfg(not(target_family = "wasm"))]
 mod terminal;
 mod theme;
 mod view;
 
 pub use app::{Action, App, CommandInfo, Mode, Overlay, Prediction, HELP_PAGES, SPEEDS, STEPS};
 pub use frame::{duration, FrameData};
-pub use keys::{action_for, help_rows, hints, key_for, key_label, keymap, Binding, Hint};
+pub use keys::{
+    action_for, help_rows, hints, key_for, key_label, keymap, Binding, Hint, KeyCode, KeyPress,
+};
+#[cfg(not(target_family = "wasm"))]
 pub use live::{live_frame, live_text, run_live};
+#[cfg(not(target_family = "wasm"))]
 pub use terminal::{clamped, report_save, run_terminal};
 pub use theme::{Role, Theme};
 pub use view::{

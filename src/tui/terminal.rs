@@ -17,7 +17,7 @@ use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use super::app::{Action, App};
-use super::keys::action_for;
+use super::keys::{action_for, KeyPress};
 use super::view::{self, MAX_HEIGHT, MAX_WIDTH};
 
 /// How often playback advances while playing.
@@ -239,7 +239,7 @@ fn handle(
                 redraw_all(screen)?;
                 return Ok(true);
             }
-            let Some(action) = action_for(key, app.mode()) else {
+            let Some(action) = action_for(press_of(key), app.mode()) else {
                 return Ok(false);
             };
             let was_playing = app.is_playing();
@@ -250,5 +250,26 @@ fn handle(
             Ok(true)
         }
         _ => Ok(false),
+    }
+}
+
+/// A terminal's key as the key tables name it.
+fn press_of(key: event::KeyEvent) -> KeyPress {
+    use super::keys::KeyCode as K;
+    let code = match key.code {
+        KeyCode::Char(c) => K::Char(c),
+        KeyCode::Enter => K::Enter,
+        KeyCode::Esc => K::Esc,
+        KeyCode::Left => K::Left,
+        KeyCode::Right => K::Right,
+        KeyCode::Up => K::Up,
+        KeyCode::Down => K::Down,
+        KeyCode::Tab => K::Tab,
+        KeyCode::BackTab => K::BackTab,
+        _ => K::Other,
+    };
+    KeyPress {
+        code,
+        ctrl: key.modifiers.contains(KeyModifiers::CONTROL),
     }
 }

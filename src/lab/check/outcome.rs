@@ -3,10 +3,11 @@
 use std::time::Duration;
 
 use crate::lab::explore::{self, Bounds};
-use crate::lab::program::{ProtocolError, Timeouts};
 use crate::lab::script::Played;
 use crate::lab::seed::Rule;
+#[cfg(not(target_family = "wasm"))]
 use crate::lab::target::Target;
+use crate::lab::wire::{ProtocolError, Timeouts};
 use crate::sim::text::counted;
 
 /// One check `check` runs: a rule's own script, or one of the broad ones.
@@ -194,13 +195,19 @@ impl Report {
 
     /// The report of a program that could not start (it did not build, compile or greet):
     /// every check the plan names not run, and `error` why.
+    #[cfg(not(target_family = "wasm"))]
     pub fn not_started(target: &Target, plan: &Plan, error: &ProtocolError) -> Report {
+        Report::unstarted(target.describe(), plan, error)
+    }
+
+    /// [`Report::not_started`], for a program named `target` however it is run.
+    pub fn unstarted(target: String, plan: &Plan, error: &ProtocolError) -> Report {
         let checks = match plan.only {
             Some(only) => vec![only],
             None => CheckId::all(),
         };
         Report {
-            target: target.describe(),
+            target,
             language: String::new(),
             outcomes: checks
                 .into_iter()

@@ -5,10 +5,10 @@ use super::outcome::{Failure, Verdict};
 use super::{Start, UNSTABLE};
 use crate::lab::explore::{self, Shrunk};
 use crate::lab::judge::Profile;
-use crate::lab::program::ProtocolError;
 use crate::lab::rules;
 use crate::lab::script::{play, Mismatch, Scope, Script, Subject};
 use crate::lab::seed::Rule;
+use crate::lab::wire::ProtocolError;
 use crate::sim::text::counted;
 
 /// One path of a rule's check: passed, failed on this rule, or not judged because another rule

@@ -6,8 +6,8 @@
 use std::collections::VecDeque;
 
 use super::Start;
-use crate::lab::program::ProtocolError;
 use crate::lab::script::Subject;
+use crate::lab::wire::ProtocolError;
 use crate::lab::wire::{Reply, Request};
 
 /// How many times one check starts a program again; one that stops more often than this ends

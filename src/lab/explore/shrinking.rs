@@ -3,8 +3,8 @@
 
 use super::simplify::simpler;
 use crate::lab::judge::Profile;
-use crate::lab::program::ProtocolError;
 use crate::lab::script::{play, Mismatch, Scope, Script, Subject};
+use crate::lab::wire::ProtocolError;
 
 /// What shrinking a difference found.
 #[derive(Clone, Debug, PartialEq)]

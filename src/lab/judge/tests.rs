@@ -231,3 +231,46 @@ fn seen_keeps_the_expiry_the_student_reported_for_each_lock() {
     seen.clear();
     assert!(seen.expiry.is_empty() && seen.length.is_empty());
 }
+
+/// A call that got no answer is never the seed's answer: charged to the rule the opposite of
+/// the seed's answer breaks, with the seed's reason (a stale write that hangs did not refuse).
+#[test]
+fn a_call_with_no_answer_is_charged_as_the_opposite_of_the_seeds_answer() {
+    let stopped = || Reply::Stopped("did not answer within 2.0 s".into());
+    let d = charge(
+        Some(10.0),
+        &[write("file", 5)],
+        write("file", 3),
+        stopped(),
+        None,
+        PLAIN,
+    )
+    .expect("a difference");
+    assert_eq!((d.rule, d.kind), (Rule::WriteStaleRejected, Kind::State));
+    assert!(
+        d.expected.starts_with("the seed refuses it: token 3 < 5"),
+        "{}",
+        d.expected
+    );
+    let d =
+        charge(Some(10.0), &[], acquire("client-1"), stopped(), None, PLAIN).expect("a difference");
+    assert_eq!(d.rule, Rule::LeaseLive);
+    assert!(
+        d.expected.starts_with("the seed grants lease token 1"),
+        "{}",
+        d.expected
+    );
+    let held = [acquire("client-1")];
+    let d = charge(
+        Some(10.0),
+        &held,
+        acquire("client-2"),
+        stopped(),
+        None,
+        PLAIN,
+    )
+    .expect("a difference");
+    assert_eq!(d.rule, Rule::LeaseLive);
+    let d = charge(Some(10.0), &held, holder(), stopped(), None, PLAIN).expect("a difference");
+    assert_eq!(d.rule, Rule::Holder);
+}

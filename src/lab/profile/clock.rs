@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use super::{exchange, lease, Evidence, CLOCK_STEP, LEASE, RENEW_AGAIN_AT, RENEW_AT};
-use crate::lab::program::ProtocolError;
 use crate::lab::script::{Played, Subject};
+use crate::lab::wire::ProtocolError;
 use crate::lab::wire::{fmt_time, LeaseReply, Reply, Request};
 
 /// What every sentence of evidence ends with.

@@ -1,6 +1,7 @@
 use std::process::Command;
 
 use super::*;
+use crate::lab::program::Program;
 use crate::lab::testing::{lab_path, PATIENTLY, SH_HELLO};
 use crate::sim::backend::Backend;
 use crate::LeaseError;
@@ -97,7 +98,7 @@ fn scenario() -> Scenario {
 }
 
 fn calls(program: &Shared) -> u64 {
-    program.lock().unwrap().calls
+    program.lock().unwrap().answered() + 1
 }
 
 fn lease(client: &str, token: u64, granted_at: f64, expires_at: f64) -> Lease {

@@ -4,8 +4,8 @@
 use super::planning::plan;
 use super::{Call, Mismatch, Played, Scope, Script, Subject};
 use crate::lab::judge::{judge, Context, Divergence, Kind, Profile, Seen};
-use crate::lab::program::ProtocolError;
 use crate::lab::seed::Rule;
+use crate::lab::wire::ProtocolError;
 use crate::lab::wire::{LeaseReply, Reply, Request};
 
 /// Plays a repeated script (its steps, `new`, its steps again) and compares the student's second

@@ -9,7 +9,11 @@
 
 use std::fmt::Write as _;
 
+mod lab;
+mod live;
 mod style;
+
+pub use lab::lab_page;
 
 use super::screen::{self, to_html};
 use super::steps::{walk, Step, StepKind};
@@ -54,6 +58,17 @@ struct PageStep {
 /// The page of `setup`'s lesson, played to `until`, with both fencing settings. The switch starts
 /// where `setup` has it.
 pub fn page(setup: &Setup, until: Ms) -> String {
+    page_of(setup, until, None)
+}
+
+/// [`page`] with the live lesson above its steps: `module` is the WebAssembly of `web`,
+/// gzipped. A student's code cannot run in the page, so its page has no live lesson.
+pub fn live_page(setup: &Setup, until: Ms, module: &[u8]) -> String {
+    let live = setup.implemented_by.is_none().then_some(module);
+    page_of(setup, until, live)
+}
+
+fn page_of(setup: &Setup, until: Ms, module: Option<&[u8]>) -> String {
     let scenario = &setup.scenario;
     // On a student's code the storage is theirs, and under a system with no token there is
     // nothing to check: no fencing to switch, one run.
@@ -87,13 +102,12 @@ pub fn page(setup: &Setup, until: Ms) -> String {
         html,
         concat!(
             "<!DOCTYPE html>\n<html lang=\"en\" class=\"nojs\">\n<head>\n<meta charset=\"utf-8\">\n",
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; ",
-            "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n",
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n",
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-            "<title>{title}</title>\n<style>{css}{screen_css}</style>\n</head>\n",
+            "<title>{title}</title>\n<style>{css}{screen_css}{live_css}</style>\n</head>\n",
             "<body data-start=\"{start}\"{single}>\n<header>\n<h1>{title}</h1>\n",
-            "<p class=\"settings\">{settings}</p>\n</header>\n",
-            "<nav class=\"controls js-only\" aria-label=\"Lesson steps\">",
+            "<p class=\"settings\">{settings}</p>\n</header>\n{live}",
+            "<nav class=\"controls js-only\" aria-label=\"Lesson steps\">{to_live}",
             "<button type=\"button\" id=\"back\">← Back</button>",
             "<button type=\"button\" id=\"next\">Next →</button>",
             "<span id=\"where\" aria-live=\"polite\"></span>",
@@ -101,8 +115,24 @@ pub fn page(setup: &Setup, until: Ms) -> String {
             "</nav>\n<main>\n"
         ),
         title = escape(&title),
+        csp = if module.is_some() {
+            live::CSP
+        } else {
+            "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
+        },
         css = CSS,
         screen_css = screen::CSS,
+        live_css = if module.is_some() { live::CSS } else { "" },
+        live = if module.is_some() {
+            live::section(setup)
+        } else {
+            String::new()
+        },
+        to_live = if module.is_some() {
+            "<button type=\"button\" id=\"to-live\" class=\"quiet\">Live lesson</button>"
+        } else {
+            ""
+        },
         start = start,
         single = if single { " class=\"single\"" } else { "" },
         switch = if single {
@@ -127,8 +157,15 @@ pub fn page(setup: &Setup, until: Ms) -> String {
             "<pre class=\"commands\">{one}\n{two}</pre>\n",
             "<p>The first command builds the tool and opens its terminal UI; the second runs ",
             "every test. {in_the_ui} On this page: <kbd>←</kbd> <kbd>→</kbd> step, <kbd>a</kbd> ",
-            "accepted, <kbd>b</kbd> rejected{f_kbd}.</p>\n</footer>\n<script>{js}</script>\n</body>\n</html>\n"
+            "accepted, <kbd>b</kbd> rejected{f_kbd}.</p>\n</footer>\n<script>{js}</script>\n",
+            "{module}{live_js}</body>\n</html>\n"
         ),
+        module = module.map(live::module).unwrap_or_default(),
+        live_js = if module.is_some() {
+            format!("<script>{}</script>\n", live::SCRIPT)
+        } else {
+            String::new()
+        },
         one = escape(RUN_IT_YOURSELF[0]),
         two = escape(RUN_IT_YOURSELF[1]),
         in_the_ui = in_the_ui(setup),

@@ -226,7 +226,8 @@ pub(super) const SCRIPT: &str = r##"
     b.addEventListener("click", function () { say(b.getAttribute("data-say")); });
   });
   document.addEventListener("keydown", function (e) {
-    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    // While the live lesson is shown, the keys are its own.
+    if (e.altKey || e.ctrlKey || e.metaKey || root.classList.contains("live")) return;
     var k = e.key;
     if (k === "ArrowRight" || k === "n") { go(1); }
     else if (k === "ArrowLeft") { go(-1); }

@@ -3,6 +3,9 @@
 //! per part of the screen: `header`, `timeline`, `panels` (the lock and the storages) and
 //! `text` (the caption, the event log and the footer).
 
+// The live lesson's screen (`tui::live`, native only) reads some of these too.
+#![cfg_attr(target_family = "wasm", allow(unused_imports))]
+
 mod header;
 mod panels;
 mod text;

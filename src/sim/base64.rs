@@ -1,5 +1,6 @@
 //! Standard base64 (RFC 4648, with padding): etcd's JSON gateway carries every key and value
-//! this way. Small enough to keep here rather than pull in a crate.
+//! this way, and a page carries its WebAssembly so. Small enough to keep here rather than pull
+//! in a crate.
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

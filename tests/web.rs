@@ -1,0 +1,452 @@
+//! The lesson and the lab in a real browser (headless Chromium, driven over the DevTools
+//! protocol): the live page plays every lesson as `frame --keys` draws it, screen for screen,
+//! and draws the diagram `run --format svg --keys` draws; it asks for nothing and logs no error;
+//! the lab page checks JavaScript as `check` does.
+
+// The DevTools client tests/pictures.rs uses; this suite needs only some of it.
+#[allow(dead_code)]
+#[path = "pictures/cdp.rs"]
+mod cdp;
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use fencing_lab::sim::{Scenario, Setup};
+use fencing_lab::tui::{render_text, Theme};
+use fencing_lab::web::lesson::{diagram_of, keys_of, played};
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fencing-lab");
+
+fn tool(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Headless Chromium, or `None` (the test says SKIPPED; in CI it fails instead).
+fn chromium() -> Option<PathBuf> {
+    let exe = cdp::chromium();
+    if exe.is_none() {
+        assert!(
+            std::env::var_os("FENCING_LAB_CI").is_none(),
+            "FENCING_LAB_CI is set and chromium is missing"
+        );
+        eprintln!(
+            "SKIPPED: the browser tests need Debian's `chromium` (apt-get install -y chromium)"
+        );
+    }
+    exe
+}
+
+/// A browser on `page` at `width` x `height`, every request and console message recorded.
+fn open(exe: &Path, profile: &Path, page: &Path, width: u32, height: u32) -> cdp::Browser {
+    let mut browser = cdp::Browser::launch(exe, profile);
+    browser.attach_page();
+    for domain in [
+        "Page.enable",
+        "Network.enable",
+        "Runtime.enable",
+        "Log.enable",
+    ] {
+        browser.call(domain, json!({}));
+    }
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}),
+    );
+    browser.call(
+        "Page.navigate",
+        json!({ "url": format!("file://{}", page.display()) }),
+    );
+    browser.wait_for("Page.loadEventFired");
+    browser
+}
+
+/// Waits (a few seconds at most) until `condition` holds in the page.
+fn wait(browser: &mut cdp::Browser, condition: &str) {
+    for _ in 0..300 {
+        if browser.eval(condition) == json!(true) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("the page never came to `{condition}`");
+}
+
+/// What the browser said went wrong: requests for anything but the page, and console errors
+/// and exceptions.
+fn complaints(browser: &mut cdp::Browser, page: &Path) -> Vec<String> {
+    let url = format!("file://{}", page.display());
+    browser
+        .drain()
+        .into_iter()
+        .filter_map(|e| {
+            let method = e["method"].as_str().unwrap_or_default();
+            let params = &e["params"];
+            match method {
+                "Network.requestWillBeSent" => {
+                    let asked = params["request"]["url"].as_str().unwrap_or_default();
+                    (asked != url && !asked.starts_with("blob:") && !asked.starts_with("data:"))
+                        .then(|| format!("request {asked}"))
+                }
+                "Runtime.exceptionThrown" => {
+                    Some(format!("exception {}", params["exceptionDetails"]))
+                }
+                "Runtime.consoleAPICalled" if params["type"] == "error" => {
+                    Some(format!("console error {}", params["args"]))
+                }
+                "Log.entryAdded" if params["entry"]["level"] == "error" => {
+                    Some(format!("log {}", params["entry"]["text"]))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// The screen's text as the page shows it: each line without its trailing blanks, as `frame`.
+const SCREEN_TEXT: &str =
+    "document.getElementById('screen').textContent.split('\\n').map(l => l.trimEnd()).join('\\n')";
+
+/// A key pressed as a reader presses it.
+fn press(browser: &mut cdp::Browser, key: &str) {
+    let dom_key = match key {
+        "space" => " ",
+        other => other,
+    };
+    browser.eval(&format!(
+        "document.dispatchEvent(new KeyboardEvent('keydown', {{key: {}, bubbles: true}}))",
+        json!(dom_key)
+    ));
+}
+
+/// The keys each lesson is played with: on through it, with the lecturer's pause, crash and
+/// delay, fencing switched, the check changed, and time travel back and forth.
+fn keys_for(lesson: usize) -> Vec<&'static str> {
+    let mut keys = vec!["n", "n", "g", "n", "ArrowRight", "2", "x", "n"];
+    keys.extend([
+        "3",
+        "d",
+        "n",
+        "f",
+        "n",
+        "ArrowLeft",
+        "ArrowLeft",
+        "ArrowRight",
+        "n",
+    ]);
+    if lesson.is_multiple_of(2) {
+        keys.extend(["v", "n", "c", "n", "c"]);
+    }
+    keys.extend(["n"; 24]);
+    keys
+}
+
+fn setup_of(name: &str) -> Setup {
+    Setup::new(std::sync::Arc::new(Scenario::built_in(name).unwrap()))
+}
+
+/// Each SVG's texts in order and its count of elements: what a diagram says and holds, read
+/// the same from the page's DOM and from the native SVG.
+fn diagram_facts(svg: &str) -> (Vec<String>, usize) {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let texts = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| {
+            n.descendants()
+                .filter(|d| d.is_text())
+                .filter_map(|d| d.text())
+                .collect::<String>()
+        })
+        .collect();
+    (texts, doc.descendants().filter(|n| n.is_element()).count())
+}
+
+const PAGE_DIAGRAM: &str = "(() => { const svg = document.querySelector('#live-diagram svg'); \
+     if (!svg) return null; \
+     return [[...svg.querySelectorAll('text')].map(t => t.textContent), \
+             svg.querySelectorAll('*').length + 1]; })()";
+
+/// Every built-in lesson played in the page with the lecturer's inputs: at every key, the
+/// page's screen is the one `frame --keys` prints for the same keys (the same code, natively),
+/// and at every few keys its diagram is the one `run --format svg --keys` draws; no request,
+/// no error. (How fast it is, `cargo bench --bench page` measures.)
+#[test]
+fn the_live_page_plays_every_lesson_as_the_terminal_draws_it() {
+    let Some(exe) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("lesson.html");
+    let (code, _, err) = tool(&["export", "gc-pause", "-o", page.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let mut browser = open(&exe, &dir.path().join("profile"), &page, 1280, 800);
+    wait(
+        &mut browser,
+        "document.getElementById('live').dataset.ready !== undefined",
+    );
+    for (n, name) in Scenario::built_in_names().enumerate() {
+        browser.eval(&format!(
+            "(() => {{ const p = document.getElementById('lesson'); p.value = {}; \
+             p.dispatchEvent(new Event('change')); }})()",
+            json!(name)
+        ));
+        let mut pressed: Vec<&str> = Vec::new();
+        for (i, key) in keys_for(n).into_iter().enumerate() {
+            press(&mut browser, key);
+            pressed.push(key);
+            let keys = keys_of(&pressed.join(" ")).unwrap();
+            let app = played(setup_of(name), &keys, Theme::plain());
+            let want = render_text(&app, 80, 24);
+            let have = browser.eval(SCREEN_TEXT).as_str().unwrap().to_owned();
+            assert_eq!(
+                have.trim_end(),
+                want.trim_end(),
+                "{name} after {}",
+                pressed.join(" ")
+            );
+            if i % 6 == 5 {
+                let t = app.session().now() as f64 / 1000.0;
+                wait(
+                    &mut browser,
+                    &format!("document.getElementById('live').dataset.drawnAt === '{t}'"),
+                );
+                let (texts, elements) = diagram_facts(&diagram_of(&app));
+                let shown = browser.eval(PAGE_DIAGRAM);
+                assert_eq!(
+                    shown[0],
+                    json!(texts),
+                    "{name}'s diagram after {}",
+                    pressed.join(" ")
+                );
+                assert_eq!(
+                    shown[1],
+                    json!(elements),
+                    "{name}'s diagram after {}",
+                    pressed.join(" ")
+                );
+            }
+            if app.at_end() && i > 20 {
+                break;
+            }
+        }
+    }
+    assert_eq!(complaints(&mut browser, &page), Vec::<String>::new());
+}
+
+/// `frame --keys` and `run --format svg --keys` are the page's screen and diagram: the same
+/// function draws both, so the page's own test above holds for the command line too.
+#[test]
+fn frame_and_run_take_the_pages_keys() {
+    let keys = "n n g n 2 x n f n";
+    let (code, frame, err) = tool(&["frame", "gc-pause", "--keys", keys]);
+    assert_eq!(code, Some(0), "{err}");
+    let app = played(
+        setup_of("gc-pause"),
+        &keys_of(keys).unwrap(),
+        Theme::plain(),
+    );
+    assert_eq!(frame, render_text(&app, 80, 24));
+    let (code, svg, err) = tool(&["run", "gc-pause", "--format", "svg", "--keys", keys]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(svg, diagram_of(&app));
+    let (code, _, err) = tool(&["frame", "gc-pause", "--keys", "n nope"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err.trim_end(),
+        "fencing-lab: --keys: `nope` names no key: give keys as n, ArrowRight, ArrowLeft, g, 1, \
+         space, Enter, Escape, ... separated by spaces"
+    );
+}
+
+/// Each check's verdict and the rule it is charged to, from `check`'s JSON report.
+fn verdicts(report: &Value) -> Vec<(String, String, String)> {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_owned(),
+                c["verdict"].as_str().unwrap().to_owned(),
+                c["charged_to"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The lab page's check of `code`: its report as `check`'s JSON gives it, and its text.
+fn check_in_page(browser: &mut cdp::Browser, code: &str) -> (Value, String) {
+    browser.eval(&format!(
+        "(() => {{ document.getElementById('impl').value = {}; \
+         delete document.getElementById('report').dataset.passed; \
+         document.getElementById('check').click(); }})()",
+        json!(code)
+    ));
+    wait_long(
+        browser,
+        "document.getElementById('report').dataset.passed !== undefined",
+    );
+    let text = browser
+        .eval("document.getElementById('report').textContent")
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let report = browser.eval("window.__fencingLabReport || null");
+    (report, text)
+}
+
+/// [`wait`], for as long as a check with stops may take.
+fn wait_long(browser: &mut cdp::Browser, condition: &str) {
+    for _ in 0..3000 {
+        if browser.eval(condition) == json!(true) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let said = browser.eval(
+        "(document.getElementById('lab-status') || {}).textContent + ' | ' + \
+         (document.getElementById('report') || {}).textContent",
+    );
+    panic!("the page never came to `{condition}`: {said}");
+}
+
+/// The zoo's JavaScript (correct in every idiom, and each one-rule mutant) checked in the lab
+/// page gets the verdicts `check` gives it, check for check, each charged to the same rule, and
+/// the report ends as `check`'s does.
+#[test]
+fn the_lab_page_judges_the_javascript_zoo_as_check_does() {
+    let Some(exe) = chromium() else {
+        return;
+    };
+    if !common::zoo::can_run("js") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("lab.html");
+    let (code, _, err) = tool(&["export", "--lab", "-o", page.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let mut browser = open(&exe, &dir.path().join("profile"), &page, 1280, 800);
+    wait(
+        &mut browser,
+        "document.documentElement.classList.contains('ready')",
+    );
+    let mut compared = 0;
+    for entry in common::zoo::zoo("js") {
+        let folder = common::zoo::build(&entry, dir.path());
+        let (_, json, err) = tool(&["check", folder.to_str().unwrap(), "--format", "json"]);
+        let native: Value = serde_json::from_str(&json).unwrap_or_else(|_| panic!("{err}"));
+        let code = std::fs::read_to_string(folder.join("lock_service.mjs")).unwrap();
+        let (report, text) = check_in_page(&mut browser, &code);
+        assert_eq!(
+            verdicts(&report),
+            verdicts(&native),
+            "{}:\n{text}",
+            entry.name
+        );
+        let counts = format!("{} of {} checks passed", native["passed"], native["total"]);
+        assert!(text.contains(&counts), "{}: {text}", entry.name);
+        compared += 1;
+    }
+    assert!(compared >= 20, "{compared} entries");
+    assert_eq!(complaints(&mut browser, &page), Vec::<String>::new());
+}
+
+/// The lab page opens on the starter `lab init js` writes, byte for byte, ready to check; a
+/// fresh starter's report is the one `check` gives a fresh starter.
+#[test]
+fn the_lab_page_opens_on_the_starter_and_checks_it_as_check_does() {
+    let Some(exe) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("lab.html");
+    tool(&["export", "--lab", "-o", page.to_str().unwrap()]);
+    let starter = dir.path().join("starter");
+    let (code, _, err) = tool(&["lab", "init", "js", starter.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let written = std::fs::read_to_string(starter.join("lock_service.mjs")).unwrap();
+    let mut browser = open(&exe, &dir.path().join("profile"), &page, 1280, 800);
+    wait(
+        &mut browser,
+        "document.documentElement.classList.contains('ready')",
+    );
+    let shown = browser.eval("document.getElementById('impl').value");
+    assert_eq!(shown, json!(written));
+    browser.click("#check");
+    wait_long(
+        &mut browser,
+        "document.getElementById('report').dataset.passed !== undefined",
+    );
+    let report = browser.eval("window.__fencingLabReport");
+    let (_, json, _) = tool(&["check", starter.to_str().unwrap(), "--format", "json"]);
+    let native: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(verdicts(&report), verdicts(&native));
+    assert_eq!(report["passed"], 0);
+}
+
+/// An endless loop in the student's code (a `write` that never returns when its token is
+/// stale) ends in one sentence of the report, the code started again and the check gone on past
+/// it; the tab stays usable, and the verdicts are those `check` gives the same code.
+#[test]
+fn an_endless_loop_in_the_page_ends_in_one_sentence_and_the_tab_stays_usable() {
+    let Some(exe) = chromium() else {
+        return;
+    };
+    if !common::zoo::can_run("js") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("lab.html");
+    tool(&["export", "--lab", "-o", page.to_str().unwrap()]);
+    let entry = common::zoo::zoo("js")
+        .into_iter()
+        .find(|e| e.name == "js-throw-map")
+        .unwrap();
+    let folder = common::zoo::build(&entry, dir.path());
+    let code = std::fs::read_to_string(folder.join("lock_service.mjs"))
+        .unwrap()
+        .replace(
+            "    if (entry !== undefined && token < entry.highest) {\n",
+            "    if (entry !== undefined && token < entry.highest) {\n      for (;;) {}\n",
+        );
+    assert!(code.contains("for (;;)"), "the loop went in");
+    std::fs::write(folder.join("lock_service.mjs"), &code).unwrap();
+    let mut browser = open(&exe, &dir.path().join("profile"), &page, 1280, 800);
+    wait(
+        &mut browser,
+        "document.documentElement.classList.contains('ready')",
+    );
+    let (report, text) = check_in_page(&mut browser, &code);
+    assert!(
+        text.contains("your program stopped answering")
+            && text.contains("did not answer within 1.0 s"),
+        "{text}"
+    );
+    assert!(
+        text.contains("-> no answer: it did not answer within 1.0 s"),
+        "{text}"
+    );
+    assert!(text.contains("✗ write-stale-rejected"), "{text}");
+    let (_, json, _) = tool(&[
+        "check",
+        folder.to_str().unwrap(),
+        "--format",
+        "json",
+        "--timeout",
+        "1",
+    ]);
+    let native: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(verdicts(&report), verdicts(&native), "{text}");
+    // Still usable: the page answers, and the editor still edits.
+    browser.click("#reset");
+    let reset = browser.eval("document.getElementById('impl').value.includes('NotImplemented')");
+    assert_eq!(reset, json!(true));
+    assert_eq!(complaints(&mut browser, &page), Vec::<String>::new());
+}
