@@ -115,16 +115,23 @@ jobs:
       - uses: actions/checkout@v4
 ";
 
-const INSTALL: &str = "      - name: Cache fencing-lab
+/// The cached install is keyed by the version that wrote the workflow (and the runner's system
+/// and where fencing-lab comes from): a workflow written by a new release installs it afresh
+/// rather than keep running the old one.
+const INSTALL: &str = concat!(
+    "      - name: Cache fencing-lab
         id: cache-fencing-lab
         uses: actions/cache@v4
         with:
           path: ~/.cargo/bin/fencing-lab
-          key: fencing-lab-${{ vars.FENCING_LAB_GIT }}
+          key: fencing-lab-",
+    env!("CARGO_PKG_VERSION"),
+    "-${{ runner.os }}-${{ vars.FENCING_LAB_GIT }}
       - name: Install fencing-lab
         if: steps.cache-fencing-lab.outputs.cache-hit != 'true'
         run: cargo install --locked --git \"${FENCING_LAB_GIT:?set the variable FENCING_LAB_GIT to fencing-lab's git URL}\" fencing-lab
-";
+"
+);
 
 const JUNIT: &str = "      - name: JUnit report
         if: always()
@@ -176,6 +183,24 @@ mod tests {
             }
             assert!(!text.contains('\t'), "YAML takes no tabs");
         }
+    }
+
+    /// A workflow written by another release caches its install under another key, so the
+    /// runner installs that release instead of restoring the old binary.
+    #[test]
+    fn the_cached_install_is_keyed_by_the_version_that_wrote_the_workflow() {
+        let text = workflow("python");
+        let key = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("key: "))
+            .expect("a cache key");
+        assert_eq!(
+            key,
+            format!(
+                "fencing-lab-{}-${{{{ runner.os }}}}-${{{{ vars.FENCING_LAB_GIT }}}}",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
     }
 
     #[test]
