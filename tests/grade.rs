@@ -59,9 +59,26 @@ fn a_class(root: &Path) -> Vec<Entry> {
     entries
 }
 
-/// One submission's `check DIR --format json`.
+/// `fencing-lab ARGS` run in `dir`.
+fn tool_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// One submission's `check NAME --format json`, run in its class's folder, as the replay lines
+/// of `grade`'s reports name it.
 fn own_check(dir: &Path) -> Value {
-    let (code, out, err) = tool(&["check", dir.to_str().unwrap(), "--format", "json"]);
+    let class = dir.parent().unwrap();
+    let name = dir.file_name().unwrap().to_str().unwrap();
+    let (code, out, err) = tool_in(class, &["check", name, "--format", "json"]);
     assert!(
         matches!(code, Some(0..=2)),
         "{}: {code:?} {err}",
@@ -99,6 +116,7 @@ fn every_row_of_a_graded_class_is_that_submissions_own_check_in_every_view() {
     assert!(err.is_empty(), "no progress bar off a terminal: {err}");
     let graded: Value = serde_json::from_str(&out).unwrap();
     let rows = graded["submissions"].as_array().unwrap();
+    let shown_root = class.path().display().to_string();
     let mut names: Vec<String> = std::fs::read_dir(class.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -141,6 +159,21 @@ fn every_row_of_a_graded_class_is_that_submissions_own_check_in_every_view() {
         let text = std::fs::read_to_string(out_dir.join(format!("{name}.txt"))).unwrap();
         let counts = format!("{} of {} checks passed", own["passed"], own["total"]);
         assert!(text.contains(&counts), "{name}.txt: {text}");
+        // Named as the class's folder names it, nowhere by a path of this machine; a replay
+        // line is the command to run in the class's folder.
+        assert_eq!(saved["target"], name, "{name}.json");
+        for report in [&text, &junit, &saved.to_string()] {
+            assert!(!report.contains(&shown_root), "{name}: {report}");
+        }
+        for check in saved["checks"].as_array().unwrap() {
+            if let Some(replay) = check["replay"].as_str() {
+                let expected = format!(
+                    "fencing-lab check --only {} {name}",
+                    check["id"].as_str().unwrap()
+                );
+                assert_eq!(replay, expected, "{name}");
+            }
+        }
     }
     for rule in graded["rules"].as_array().unwrap() {
         let id = rule["id"].as_str().unwrap();
@@ -188,10 +221,15 @@ fn the_text_csv_and_markdown_views_name_each_submission_with_its_count() {
     for format in ["text", "csv", "markdown"] {
         let (code, out, err) = tool(&["grade", folder, "--format", format]);
         assert_eq!(code, Some(0), "{format}: {err}");
+        if format != "text" {
+            // A page and a grade sheet carry no path of the grader's machine.
+            assert!(!out.contains(folder), "{format}: {out}");
+        }
         for row in json["submissions"].as_array().unwrap() {
             let name = row["name"].as_str().unwrap();
             let line = out
                 .lines()
+                .filter(|l| !l.starts_with("slowest: "))
                 .find(|l| l.contains(name))
                 .unwrap_or_else(|| panic!("{format}: no row for {name}:\n{out}"));
             let count = match format {
@@ -378,4 +416,126 @@ fn a_report_that_cannot_be_written_leaves_the_class_table_whole() {
         "the table: {out}"
     );
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+/// `grade -o DIR` says which earlier reports it removed (those the last grading into DIR wrote,
+/// for a submission no longer in the class) and which it kept (any other file named like a
+/// report); the last run's times are kept beside the reports, or in the class's folder without
+/// `-o`, and the text names the slowest submissions.
+#[test]
+fn earlier_reports_are_removed_or_kept_and_said_and_the_runs_times_are_kept() {
+    if !can_run("python") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let class = root.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    let correct = zoo("python").into_iter().find(Entry::is_correct).unwrap();
+    for name in ["ada", "ivy"] {
+        let built = build(&correct, &root.path().join(name));
+        std::fs::rename(&built, class.join(name)).unwrap();
+    }
+    let reports = root.path().join("reports");
+    let grade_to = |reports: &Path| {
+        tool(&[
+            "grade",
+            class.to_str().unwrap(),
+            "-o",
+            reports.to_str().unwrap(),
+        ])
+    };
+    let (code, out, err) = grade_to(&reports);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.is_empty(), "nothing earlier to say: {err}");
+    assert!(
+        out.lines().nth(1).unwrap().starts_with("slowest: "),
+        "{out}"
+    );
+    let times: Value = serde_json::from_str(
+        &std::fs::read_to_string(reports.join(".fencing-lab-times.json")).unwrap(),
+    )
+    .unwrap();
+    let names: Vec<&String> = times["seconds"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["ada", "ivy"]);
+    assert!(
+        !class.join(".fencing-lab-times.json").exists(),
+        "kept with the reports"
+    );
+
+    // Ivy leaves the class; a file of the teacher's is named like a report.
+    std::fs::remove_dir_all(class.join("ivy")).unwrap();
+    std::fs::write(reports.join("notes.txt"), "mine").unwrap();
+    std::fs::write(reports.join("grades.csv"), "mine").unwrap();
+    let (code, _, err) = grade_to(&reports);
+    assert_eq!(code, Some(0), "{err}");
+    let shown = reports.display();
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            format!("fencing-lab: -o {shown}: removed ivy.json, ivy.junit.xml and ivy.txt: the last grading into it wrote them, for submissions no longer in the class"),
+            format!("fencing-lab: -o {shown}: kept notes.txt: named like reports of submissions not in the class, but not written by the last grading into it; remove them by hand if they are stale"),
+        ]
+    );
+    for gone in ["ivy.txt", "ivy.json", "ivy.junit.xml"] {
+        assert!(!reports.join(gone).exists(), "{gone}");
+    }
+    for kept in [
+        "notes.txt",
+        "grades.csv",
+        "ada.txt",
+        "ada.json",
+        "ada.junit.xml",
+    ] {
+        assert!(reports.join(kept).exists(), "{kept}");
+    }
+
+    // Without -o the times are kept in the class's folder; a corrupt record is no record.
+    std::fs::write(class.join(".fencing-lab-times.json"), "{not json").unwrap();
+    let (code, out, err) = tool(&["grade", class.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("slowest: ada "), "{out}");
+    let times: Value = serde_json::from_str(
+        &std::fs::read_to_string(class.join(".fencing-lab-times.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(times["seconds"]["ada"].as_f64().unwrap() > 0.0, "{times}");
+}
+
+/// A broken submission's error is told whole under the text table, named relative to the
+/// class's folder, however long its cause.
+#[test]
+fn a_broken_submissions_error_is_told_whole_and_relative() {
+    if !can_run("python") {
+        return;
+    }
+    let class = tempfile::tempdir().unwrap();
+    let gus = class.path().join("gus");
+    fencing_lab::lab::starter::init("python", &gus).unwrap();
+    let cause =
+        "NameError: name 'leases_by_name_of_the_lock_as_the_student_wrote_it' is not defined";
+    std::fs::write(
+        gus.join("lock_service.py"),
+        "x = leases_by_name_of_the_lock_as_the_student_wrote_it\n",
+    )
+    .unwrap();
+    std::fs::create_dir(class.path().join("eve")).unwrap();
+    let (code, out, err) = tool(&["grade", class.path().to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let row = out.lines().find(|l| l.starts_with("gus ")).unwrap();
+    assert!(
+        row.ends_with("did not start (below)") || row.ends_with("stopped (below)"),
+        "{out}"
+    );
+    let why = out
+        .lines()
+        .find(|l| l.starts_with("gus") && l.contains(cause))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(!why.contains(&class.path().display().to_string()), "{why}");
+    assert!(
+        out.lines().any(
+            |l| l.starts_with("eve holds no lab starter: expected lock_service.mjs")
+                && l.ends_with("as `fencing-lab lab init` writes them")
+        ),
+        "{out}"
+    );
 }

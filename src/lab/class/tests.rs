@@ -10,6 +10,7 @@ const RUN: Run<'static> = Run {
     folder: "subs",
     jobs: 1,
     seconds: 0.0,
+    slowest: &[],
 };
 
 /// A verdict of each kind, the failing ones ending on one of three steps.
@@ -123,7 +124,7 @@ proptest! {
     fn every_view_tells_the_same_counts((kinds, error_every) in a_class()) {
         let graded = class_of(&kinds, error_every);
         let class = Class::of(&graded, &Points::default(), false);
-        let run = Run { folder: "subs", jobs: 2, seconds: 1.25 };
+        let run = Run { folder: "subs", jobs: 2, seconds: 1.25, slowest: &[] };
         let json = class.json(1.25, 2);
         let csv = csv_records(&class.csv());
         let text = class.text(run);
@@ -332,8 +333,9 @@ fn a_submission_that_did_not_start_shows_why_and_is_counted_as_broken() {
     );
     let text = class.text(RUN);
     let row = text.lines().find(|l| l.starts_with("bob")).unwrap();
-    assert!(row.contains("python3 is not installed"), "{row}");
+    assert!(row.ends_with("did not start (below)"), "{row}");
     assert!(row.contains("0/1"), "{row}");
+    assert!(text.contains("\nbob: python3 is not installed\n"), "{text}");
     assert!(
         text.contains("1 submission stopped early or did not start"),
         "{text}"
@@ -585,13 +587,13 @@ fn a_row_names_its_language_and_failed_checks_and_no_sentence_counts_zero() {
     assert_eq!(cells[..3], ["bob", "-", "0/1"], "{row}");
 }
 
-/// A submission that stopped part way shows the checks it failed, then its error: the text row
-/// keeps the error's first 72 characters (71 and a mark where it cut), every other view all of
-/// it; with nothing failed, the error alone.
+/// A submission that stopped part way shows the checks it failed, then its error, never cut
+/// before its cause (which may come last: a program's last stderr line): the text row points
+/// below its table, where the error is whole, every other view has it whole in the row.
 #[test]
-fn a_rows_error_follows_its_failures_and_the_text_cuts_it_at_72_characters() {
+fn a_rows_error_follows_its_failures_and_is_told_whole() {
     let stale = CheckId::Rule(Rule::WriteStaleRejected);
-    let row_of = |failed: bool, error: &str| {
+    let views_of = |failed: bool, started: bool, error: &str| {
         let first = match failed {
             true => Verdict::Failed(a_failure(Rule::WriteStaleRejected)),
             false => Verdict::Passed,
@@ -601,24 +603,68 @@ fn a_rows_error_follows_its_failures_and_the_text_cuts_it_at_72_characters() {
             outcome(CheckId::Random, Verdict::NotRun("x".into())),
         ]);
         r.error = Some(error.to_owned());
+        if !started {
+            r.language = String::new();
+        }
         let class = Class::of(&[("ann".into(), r)], &Points::default(), false);
-        let text = class.text(RUN);
-        let markdown = class.markdown(RUN);
-        let row = |view: &str| view.lines().find(|l| l.contains("ann")).unwrap().to_owned();
-        (row(&text), row(&markdown))
+        (class.text(RUN), class.markdown(RUN), class.csv())
     };
-    let long = "e".repeat(80);
-    let (text, markdown) = row_of(true, &long);
-    let cut = format!("{}…", "e".repeat(71));
+    let row = |view: &str| view.lines().find(|l| l.contains("ann")).unwrap().to_owned();
+    let long = format!(
+        "in the experiments run before the checks, the program exited; its stderr ends: {}\
+         NameError: name 'leases' is not defined",
+        "x".repeat(80)
+    );
+    let (text, markdown, csv) = views_of(true, true, &long);
     assert!(
-        text.ends_with(&format!("write-stale-rejected; then: {cut}")),
+        row(&text).ends_with("write-stale-rejected; then: stopped (below)"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("\nann: {long}\n")), "{text}");
+    assert!(
+        row(&markdown).contains(&format!("; then: {} |", markdown_cell(&long))),
+        "{markdown}"
+    );
+    assert!(csv.contains(&long), "{csv}");
+    // An error that names the submission first is told as it is.
+    let (text, _, _) = views_of(
+        false,
+        false,
+        "ann holds no lab starter: expected lock_service.py",
+    );
+    assert!(
+        row(&text).ends_with("1/2     did not start (below)"),
         "{text}"
     );
     assert!(
-        markdown.contains(&format!("; then: {long} |")),
+        text.contains("\nann holds no lab starter: expected lock_service.py\n"),
+        "{text}"
+    );
+}
+
+/// The text and the page name the longest-running submissions under their heading.
+#[test]
+fn the_slowest_submissions_are_named_under_the_heading() {
+    let class = Class::of(&[("ada".into(), report(vec![]))], &Points::default(), false);
+    let slowest = [
+        ("ada".to_owned(), 4.14),
+        ("ben".to_owned(), 2.0),
+        ("cy".to_owned(), 0.01),
+    ];
+    let run = Run {
+        slowest: &slowest,
+        ..RUN
+    };
+    let text = class.text(run);
+    assert_eq!(
+        text.lines().nth(1),
+        Some("slowest: ada 4.1 s, ben 2.0 s"),
+        "{text}"
+    );
+    let markdown = class.markdown(run);
+    assert!(
+        markdown.contains("\n\nslowest: ada 4.1 s, ben 2.0 s\n\n"),
         "{markdown}"
     );
-    let whole = "e".repeat(72);
-    let (text, _) = row_of(false, &whole);
-    assert!(text.ends_with(&format!("1/2     {whole}")), "{text}");
+    assert_eq!(class.text(RUN).lines().nth(1), Some(""));
 }
