@@ -539,3 +539,144 @@ fn a_broken_submissions_error_is_told_whole_and_relative() {
         "{out}"
     );
 }
+
+/// A folder holding `fencing-lab`, a link to this build, to put first on a script's PATH.
+fn this_build_on_path(root: &Path) -> String {
+    let bin = root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let link = bin.join("fencing-lab");
+    if !link.exists() {
+        std::os::unix::fs::symlink(BIN, &link).unwrap();
+    }
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// Gradescope's layout under `root` (its /autograder): the autograder's files in `source`, the
+/// upload in `submission`, as Gradescope lays them out; `run_autograder` run there (with this
+/// build as fencing-lab), and the `results.json` it wrote.
+fn run_gradescope(root: &Path, autograder: &Path, upload: &[(&str, String)]) -> Value {
+    let source = root.join("source");
+    std::fs::create_dir_all(&source).unwrap();
+    for file in ["setup.sh", "run_autograder", "points.toml"] {
+        std::fs::copy(autograder.join(file), source.join(file)).unwrap();
+    }
+    for (path, text) in upload {
+        let path = root.join("submission").join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    std::fs::create_dir_all(root.join("submission")).unwrap();
+    let output = Command::new("bash")
+        .arg(source.join("run_autograder"))
+        .env("AUTOGRADER_ROOT", root)
+        .env("PATH", this_build_on_path(root))
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let results = std::fs::read_to_string(root.join("results/results.json")).unwrap();
+    serde_json::from_str(&results).unwrap_or_else(|e| panic!("{e}: {results}"))
+}
+
+/// `lab init python DIR --ci gradescope` writes an autograder that grades an upload of
+/// `lock_service.py` alone (at the top or in a folder of its own), in a fresh starter: a correct
+/// one scores every point, a wrong one none for the rule it breaks; a student's own adapter is
+/// never run, and an upload without the file scores 0 and says what to upload.
+#[test]
+fn the_gradescope_autograder_scores_an_uploaded_lock_service_alone() {
+    if !can_run("python") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let autograder = root.path().join("autograder");
+    let (code, out, err) = tool(&[
+        "lab",
+        "init",
+        "python",
+        autograder.to_str().unwrap(),
+        "--ci",
+        "gradescope",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("zip -r ../autograder.zip ."), "{out}");
+    assert!(
+        !autograder.join("lock_service.py").exists(),
+        "no starter: {out}"
+    );
+    for script in ["setup.sh", "run_autograder"] {
+        let syntax = Command::new("bash")
+            .arg("-n")
+            .arg(autograder.join(script))
+            .status()
+            .unwrap();
+        assert!(syntax.success(), "{script} parses");
+    }
+    let entries = zoo("python");
+    let correct = entries.iter().find(|e| e.is_correct()).unwrap();
+    let wrong = entries
+        .iter()
+        .find(|e| e.breaks.as_deref() == Some("write-stale-rejected"))
+        .unwrap();
+    let student_file = |entry: &Entry| {
+        let dir = build(entry, &root.path().join("built"));
+        std::fs::read_to_string(dir.join("lock_service.py")).unwrap()
+    };
+    // A correct upload, with an adapter of the student's own that would pass anything.
+    let results = run_gradescope(
+        &root.path().join("correct"),
+        &autograder,
+        &[
+            ("lock_service.py", student_file(correct)),
+            ("adapter.py", "print('{\"id\": 0}')\n".to_owned()),
+        ],
+    );
+    let tests = results["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 25, "{results}");
+    assert_eq!(results["score"], 25.0, "{results}");
+    assert!(tests.iter().all(|t| t["status"] == "passed"), "{results}");
+    // A wrong one, uploaded in a folder of its own.
+    let results = run_gradescope(
+        &root.path().join("wrong"),
+        &autograder,
+        &[("my-lab/lock_service.py", student_file(wrong))],
+    );
+    let score = results["score"].as_f64().unwrap();
+    assert!(score < 25.0, "{results}");
+    let stale = results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "write-stale-rejected")
+        .unwrap();
+    assert_eq!(stale["status"], "failed", "{stale}");
+    assert_eq!(stale["score"], 0.0, "{stale}");
+    let output = stale["output"].as_str().unwrap();
+    assert!(
+        output.contains("fencing-lab check --only write-stale-rejected ."),
+        "{output}"
+    );
+    assert!(
+        !output.contains(&root.path().display().to_string()),
+        "{output}"
+    );
+    // Nothing to grade.
+    let results = run_gradescope(
+        &root.path().join("empty"),
+        &autograder,
+        &[("notes.txt", "hi".to_owned())],
+    );
+    assert_eq!(results["score"], 0, "{results}");
+    assert!(results["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("Your upload has no lock_service.py"));
+}

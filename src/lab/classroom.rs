@@ -2,6 +2,9 @@
 //! runner. `lab init --ci github` writes a GitHub Actions workflow with one graded step a check
 //! (GitHub Classroom's command grader and reporter) and the JUnit report as an artifact, and
 //! GitHub Classroom's `autograding.json` with the same tests, both from the list of checks.
+//! `lab init --ci gradescope` writes a Gradescope autograder instead: `setup.sh`, which installs
+//! fencing-lab and the language's runtime, `run_autograder`, which checks a student's uploaded
+//! files in a fresh starter, and `points.toml`.
 
 use super::check::CheckId;
 
@@ -87,6 +90,29 @@ pub fn autograding_json() -> String {
         .expect("a JSON value serializes");
     text.push('\n');
     text
+}
+
+/// Gradescope's `setup.sh` for a starter in `language` (as `lab init` names it).
+pub fn gradescope_setup(language: &str) -> String {
+    include_str!("../../assets/lab/gradescope/setup.sh").replace("@LANGUAGE@", language)
+}
+
+/// Gradescope's `run_autograder` for a starter in `language`.
+pub fn gradescope_run(language: &str) -> String {
+    include_str!("../../assets/lab/gradescope/run_autograder").replace("@LANGUAGE@", language)
+}
+
+/// The points file `run_autograder` passes to `check`: every check, a point each, to edit.
+pub fn gradescope_points() -> String {
+    let mut out = String::from(
+        "# What each check is worth on Gradescope (run_autograder passes this file to \
+         `fencing-lab check --points`):\n# change a number to weigh a check, 0 to leave it out \
+         of the grade.\n",
+    );
+    for check in CheckId::all() {
+        out.push_str(&format!("{} = 1\n", check.id()));
+    }
+    out
 }
 
 /// Installs fencing-lab in a runner from the repository the course names, unless it is there.
@@ -214,6 +240,26 @@ mod tests {
                 && !rust.contains("setup-node")
                 && !rust.contains("setup-java")
         );
+    }
+
+    /// Gradescope's scripts are written for the starter's language, and its points file names
+    /// every check, a point each, as `check --points` reads it.
+    #[test]
+    fn the_gradescope_files_are_for_the_language_and_name_every_check() {
+        for language in ["python", "js", "rust", "java"] {
+            for script in [gradescope_setup(language), gradescope_run(language)] {
+                assert!(script.starts_with("#!/usr/bin/env bash\n"), "{script}");
+                assert!(script.contains(&format!("\nlanguage=\"{language}\"\n")));
+                assert!(!script.contains("@LANGUAGE@"), "filled in: {script}");
+            }
+        }
+        let points = gradescope_points();
+        let table: toml::Table = points.parse().unwrap();
+        let ids: Vec<&str> = table.keys().map(String::as_str).collect();
+        let mut all: Vec<&str> = CheckId::all().iter().map(|c| c.id()).collect();
+        all.sort();
+        assert_eq!(ids, all);
+        assert!(table.values().all(|v| v.as_integer() == Some(1)));
     }
 
     #[test]
