@@ -680,3 +680,131 @@ fn the_gradescope_autograder_scores_an_uploaded_lock_service_alone() {
         .unwrap()
         .starts_with("Your upload has no lock_service.py"));
 }
+
+/// `ada`'s file with other names, comments, docstrings and indentation: the same code.
+fn disguised(text: &str) -> String {
+    let mut out = String::from("# my own solution, written alone\n");
+    let mut in_docstring = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indent = "  ".repeat((line.len() - trimmed.len()) / 4);
+        let quotes = trimmed.matches("\"\"\"").count();
+        // Docstrings of other words: a docstring alone is a class's whole body.
+        if in_docstring {
+            if quotes > 0 {
+                out.push_str(&format!("{indent}\"\"\"\n"));
+                in_docstring = false;
+            }
+            continue;
+        }
+        if trimmed.starts_with("\"\"\"") {
+            in_docstring = quotes == 1;
+            let close = if in_docstring { "" } else { "\"\"\"" };
+            out.push_str(&format!("{indent}\"\"\"My own words.{close}\n"));
+            continue;
+        }
+        let code = match line.find("  # ") {
+            Some(at) => &line[..at],
+            None => line,
+        };
+        let depth = (code.len() - code.trim_start().len()) / 4;
+        let renamed = code
+            .trim_start()
+            .replace("_live", "_current")
+            .replace("self.leases", "self.grants");
+        out.push_str(&format!("{}{renamed}   \n", "  ".repeat(depth)));
+    }
+    out
+}
+
+/// What the class got wrong, in a generated class: the rules to re-teach lead the check table,
+/// the broad checks after them; submissions that are the same code up to whitespace, names
+/// and comments are listed together, a one-rule mutant of the same solution and two starters
+/// nobody began are not.
+#[test]
+fn a_class_is_told_the_rules_to_reteach_first_and_the_same_code() {
+    if !can_run("python") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let class = root.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    let entries = zoo("python");
+    let place = |entry: &Entry, name: &str| {
+        let built = build(entry, &root.path().join(name));
+        std::fs::rename(&built, class.join(name)).unwrap();
+        class.join(name)
+    };
+    let base = entries
+        .iter()
+        .find(|e| e.name == "python-raise-none")
+        .unwrap();
+    let ada = place(base, "ada");
+    let ben = place(base, "ben");
+    let text = std::fs::read_to_string(ada.join("lock_service.py")).unwrap();
+    let copy = disguised(&text);
+    assert_ne!(copy, text);
+    std::fs::write(ben.join("lock_service.py"), copy).unwrap();
+    let mutants: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| {
+            e.base.as_deref() == Some("python-raise-none")
+                && e.breaks.is_some()
+                && e.unwritten.is_none()
+        })
+        .take(3)
+        .collect();
+    for (mutant, name) in mutants.iter().zip(["cho", "dan", "fay"]) {
+        place(mutant, name);
+    }
+    let other = entries
+        .iter()
+        .find(|e| e.name == "python-dict-leases")
+        .unwrap();
+    place(other, "gil");
+    for unbegun in ["hal", "ivy"] {
+        fencing_lab::lab::starter::init("python", &class.join(unbegun)).unwrap();
+    }
+    let (code, out, err) = tool(&["grade", class.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let graded: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        graded["same_code"],
+        serde_json::json!([["ada", "ben"]]),
+        "{out}"
+    );
+    let ben_row = graded["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "ben")
+        .unwrap();
+    assert_eq!(
+        ben_row["passed"], ben_row["total"],
+        "the disguised copy still works: {ben_row}"
+    );
+
+    // The rules written code broke, most students first, then the broad checks, then the rest.
+    let rules = graded["rules"].as_array().unwrap();
+    let broken = |r: &Value| r["failed_by"].as_u64().unwrap() - r["unwritten_by"].as_u64().unwrap();
+    let broad = |r: &Value| ["random", "exhaustive", "chaos"].contains(&r["id"].as_str().unwrap());
+    let standing: Vec<(u8, std::cmp::Reverse<u64>)> = rules
+        .iter()
+        .map(|r| match (broad(r), broken(r)) {
+            (true, n) => (1, std::cmp::Reverse(n)),
+            (false, 0) => (2, std::cmp::Reverse(0)),
+            (false, n) => (0, std::cmp::Reverse(n)),
+        })
+        .collect();
+    assert!(standing.windows(2).all(|w| w[0] <= w[1]), "{standing:?}");
+    assert!(
+        standing.first().is_some_and(|s| s.0 == 0),
+        "a rule leads: {standing:?}"
+    );
+    for rule in rules.iter().filter(|r| broken(r) > 0) {
+        assert!(rule["first_step"].is_string(), "{rule}");
+        assert!(rule["first_step_count"].as_u64().unwrap() >= 1, "{rule}");
+    }
+    let (_, text, _) = tool(&["grade", class.to_str().unwrap()]);
+    assert!(text.contains("\nsame code: ada, ben\n"), "{text}");
+}

@@ -79,7 +79,8 @@ pub fn run(out: &mut impl Write, args: &GradeArgs) -> Result<ExitCode, Failure> 
     let times = Times::of(&graded);
     // Only a record for the next run's order: a folder that cannot keep it keeps none.
     let _ = files::write_whole(&times_file, times.json().as_bytes());
-    let class = class_of(&graded, &points, scored);
+    let mut class = class_of(&graded, &points, scored);
+    class.same_code = grade::same_code(&submissions, &unbegun_code());
     // A course page names the class's folder, never where it is on the grader's machine.
     let folder = match args.format {
         GradeFormat::Markdown if args.submissions.is_absolute() => {
@@ -114,6 +115,39 @@ fn class_of(graded: &[Graded], points: &Points, scored: bool) -> Class {
         .map(|g| (g.name.clone(), g.report.clone()))
         .collect();
     Class::of(&pairs, points, scored)
+}
+
+/// The code of every language's starter as `lab init` writes it, for `same_code` to leave out
+/// submissions not begun.
+fn unbegun_code() -> std::collections::BTreeSet<String> {
+    let Ok(root) = tempfile_dir() else {
+        return Default::default();
+    };
+    let codes = crate::lab::starter::LANGUAGES
+        .iter()
+        .filter_map(|(language, _)| {
+            let dir = root.join(language);
+            crate::lab::starter::init(language, &dir).ok()?;
+            grade::code_of(&dir)
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&root);
+    codes
+}
+
+/// A fresh folder of this process's own under the system's temporary folder: made new, never
+/// one that was there (nor a link someone left in its place).
+fn tempfile_dir() -> std::io::Result<PathBuf> {
+    let base = std::env::temp_dir();
+    let mut last = std::io::Error::other("no name left");
+    for n in 0..100 {
+        let dir = base.join(format!("fencing-lab-starters-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
 }
 
 /// How many of the longest-running submissions the text and the page name.

@@ -2,13 +2,14 @@
 //! A submission that does not start is a report like any other (every check not run, and why),
 //! so one broken folder never stops the rest.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use super::check::{self, Plan, Report, Verdict};
+use super::class::same;
 use super::target::Target;
 use crate::sim::text::printable;
 
@@ -65,6 +66,25 @@ pub fn submissions(root: &Path) -> Result<Vec<Submission>, String> {
         submission.name = name;
     }
     Ok(found)
+}
+
+/// A folder's student files as code ([`same::normalized`]): the same for two folders whose
+/// files differ only in whitespace, names and comments. `None` where no starter is found.
+pub fn code_of(dir: &Path) -> Option<String> {
+    let (language, files) = super::target::student_files(dir)?;
+    Some(same::normalized(same::Language::named(language)?, &files))
+}
+
+/// The groups of submissions that are the same code up to whitespace, names and comments,
+/// leaving out any whose code is in `unbegun` (a starter's own: two students who wrote nothing
+/// did not copy each other).
+pub fn same_code(submissions: &[Submission], unbegun: &BTreeSet<String>) -> Vec<Vec<String>> {
+    let codes: Vec<(String, String)> = submissions
+        .iter()
+        .filter_map(|s| Some((s.name.clone(), code_of(&s.dir)?)))
+        .filter(|(_, code)| !unbegun.contains(code))
+        .collect();
+    same::groups(&codes)
 }
 
 /// One submission checked.

@@ -111,6 +111,67 @@ fn starters_held(
         .filter(move |(_, files)| files.iter().all(|f| dir.join(f).is_file()))
 }
 
+/// The files a student writes in `dir`, in the starter `check` runs there: the language (as
+/// `lab init` names it) and each file's name (relative to `dir`) and text, by name; never the
+/// adapter or the starter's helpers. A TypeScript source is read in place of the JavaScript
+/// compiled from it. `None` where there is no starter or a file cannot be read.
+pub fn student_files(dir: &Path) -> Option<(&'static str, Vec<(String, String)>)> {
+    let (language, _) = starters_held(dir).next()?;
+    let read = |name: &str| {
+        Some((
+            name.to_owned(),
+            std::fs::read_to_string(dir.join(name)).ok()?,
+        ))
+    };
+    let files: Vec<(String, String)> = match *language {
+        "JavaScript" => {
+            let source = ["lock_service.mts", "lock_service.ts", "lock_service.mjs"]
+                .into_iter()
+                .find(|name| dir.join(name).is_file())?;
+            vec![read(source)?]
+        }
+        "Python" => vec![read("lock_service.py")?],
+        "Rust" => {
+            let mut names = Vec::new();
+            let mut folders = vec![PathBuf::from("src")];
+            while let Some(folder) = folders.pop() {
+                for entry in std::fs::read_dir(dir.join(&folder)).ok()?.flatten() {
+                    let relative = folder.join(entry.file_name());
+                    if entry.file_type().ok()?.is_dir() {
+                        folders.push(relative);
+                    } else if relative.extension().is_some_and(|e| e == "rs")
+                        && relative != Path::new("src/bin/adapter.rs")
+                    {
+                        names.push(relative.display().to_string());
+                    }
+                }
+            }
+            names.sort();
+            names.iter().map(|n| read(n)).collect::<Option<_>>()?
+        }
+        _ => {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .ok()?
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".java"))
+                .filter(|n| {
+                    !["Adapter.java", "Clock.java", "NotImplemented.java"].contains(&n.as_str())
+                })
+                .collect();
+            names.sort();
+            names.iter().map(|n| read(n)).collect::<Option<_>>()?
+        }
+    };
+    let name = match *language {
+        "JavaScript" => "js",
+        "Python" => "python",
+        "Rust" => "rust",
+        _ => "java",
+    };
+    Some((name, files))
+}
+
 /// A sentence naming the starters `dir` holds besides the one `check` runs, or `None` when it
 /// holds one: a student who wrote the other one must not read its verdicts as theirs.
 pub fn unchecked_starters(dir: &Path) -> Option<String> {

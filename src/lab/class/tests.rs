@@ -114,9 +114,19 @@ proptest! {
             prop_assert_eq!(s.not_run.len(), r.not_run());
             prop_assert_eq!(s.total, r.outcomes.len());
         }
-        // Most failed first.
-        let failed: Vec<usize> = class.tallies.iter().map(|t| t.failed_by).collect();
-        prop_assert!(failed.windows(2).all(|w| w[0] >= w[1]), "{:?}", failed);
+        // The named rules written code broke first, most students first; then the broad
+        // checks; then the rules failed only where a method was still to write, or not judged.
+        let standing = |t: &Tally| match (t.check, t.broken_by()) {
+            (CheckId::Rule(_), 0) => 2,
+            (CheckId::Rule(_), _) => 0,
+            _ => 1,
+        };
+        let order: Vec<(u8, std::cmp::Reverse<usize>)> = class
+            .tallies
+            .iter()
+            .map(|t| (standing(t), std::cmp::Reverse(t.broken_by())))
+            .collect();
+        prop_assert!(order.windows(2).all(|w| w[0] <= w[1]), "{:?}", order);
     }
 
     /// JSON, CSV, Markdown and the text table tell the same counts for every student and check.
@@ -667,4 +677,103 @@ fn the_slowest_submissions_are_named_under_the_heading() {
         "{markdown}"
     );
     assert_eq!(class.text(RUN).lines().nth(1), Some(""));
+}
+
+/// The check table leads with the rules to re-teach (named rules written code failed, most
+/// students first), then the broad checks, then the rules only starters not begun failed; each
+/// row with its most common first failing step and how many share it.
+#[test]
+fn the_rules_to_reteach_lead_the_table_and_the_broad_checks_follow() {
+    let fails = |rule: Rule, step: &str| {
+        let mut failure = a_failure(rule);
+        failure.transcript.push(format!("t=1.0    {step} -> ok"));
+        Verdict::Failed(failure)
+    };
+    let todo = || {
+        let mut failure = a_failure(Rule::Holder);
+        failure.not_implemented = Some("LockService.holder".into());
+        Verdict::Failed(failure)
+    };
+    let stale = Rule::WriteStaleRejected;
+    let per_key = Rule::PerKey;
+    let student = |random: bool, stale_too: bool, per_key_too: bool| {
+        let verdict = |yes: bool, v: Verdict| if yes { v } else { Verdict::Passed };
+        report(vec![
+            outcome(
+                CheckId::Rule(per_key),
+                verdict(per_key_too, fails(per_key, "write(log, \"a\", 1)")),
+            ),
+            outcome(
+                CheckId::Rule(stale),
+                verdict(stale_too, fails(stale, "write(file, \"b\", 1)")),
+            ),
+            outcome(CheckId::Rule(Rule::Holder), todo()),
+            outcome(
+                CheckId::Random,
+                verdict(random, fails(stale, "write(file, \"c\", 2)")),
+            ),
+        ])
+    };
+    let graded = vec![
+        ("ada".to_owned(), student(true, true, false)),
+        ("ben".to_owned(), student(true, false, true)),
+        ("cy".to_owned(), student(true, false, true)),
+    ];
+    let class = Class::of(&graded, &Points::default(), false);
+    let ids: Vec<&str> = class.tallies.iter().map(|t| t.check.id()).collect();
+    assert_eq!(ids, ["per-key", "write-stale-rejected", "random", "holder"]);
+    let text = class.text(RUN);
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Check "))
+        .skip(1)
+        .take(3)
+        .collect();
+    assert!(
+        rows[0].starts_with("per-key ") && rows[0].ends_with("write(log, \"a\", 1) (2 of 2)"),
+        "{text}"
+    );
+    assert!(
+        rows[1].starts_with("write-stale-rejected ") && rows[1].ends_with("(1 of 1)"),
+        "{text}"
+    );
+    assert!(
+        rows[2].starts_with("random ")
+            && rows[2].ends_with("write-stale-rejected: write(file, \"c\", 2) (3 of 3)"),
+        "{text}"
+    );
+}
+
+/// Groups of the same code are named in the text, the page and the JSON, with what they mean.
+#[test]
+fn the_same_code_is_listed_in_every_view_that_reads_the_class() {
+    let graded: Vec<(String, Report)> = ["ada", "ben", "cy", "dee", "eve"]
+        .into_iter()
+        .map(|n| {
+            (
+                n.to_owned(),
+                report(vec![outcome(CheckId::Random, Verdict::Passed)]),
+            )
+        })
+        .collect();
+    let mut class = Class::of(&graded, &Points::default(), false);
+    assert!(!class.text(RUN).contains("same code"));
+    class.same_code = vec![
+        vec!["ada".into(), "ben".into()],
+        vec!["cy".into(), "dee".into(), "eve".into()],
+    ];
+    let text = class.text(RUN);
+    assert!(
+        text.contains("\nsame code: ada, ben\nsame code: cy, dee, eve\nSame code: "),
+        "{text}"
+    );
+    let markdown = class.markdown(RUN);
+    assert!(
+        markdown.contains("## Same code\n\n- same code: ada, ben\n- same code: cy, dee, eve\n"),
+        "{markdown}"
+    );
+    assert_eq!(
+        class.json(0.0, 1)["same_code"],
+        serde_json::json!([["ada", "ben"], ["cy", "dee", "eve"]])
+    );
 }

@@ -138,6 +138,14 @@ impl Class {
                 counted(unwritten as u64, "submission is", "submissions are")
             ));
         }
+        if !self.same_code.is_empty() {
+            out.push('\n');
+            for group in &self.same_code {
+                out.push_str(&format!("same code: {}\n", names_of(group)));
+            }
+            out.push_str(SAME_CODE);
+            out.push('\n');
+        }
         out
     }
 
@@ -173,6 +181,16 @@ impl Class {
                 &not_run,
                 &step,
             ]));
+        }
+        if !self.same_code.is_empty() {
+            out.push_str("\n## Same code\n\n");
+            for group in &self.same_code {
+                out.push_str(&format!(
+                    "- same code: {}\n",
+                    markdown_cell(&names_of(group))
+                ));
+            }
+            out.push_str(&format!("\n{}\n", markdown_cell(SAME_CODE)));
         }
         out
     }
@@ -235,6 +253,17 @@ impl Class {
         };
         [t.check.id().to_owned(), failed, not_judged, step]
     }
+}
+
+/// What a "same code" line means.
+const SAME_CODE: &str = "Same code: the student files are the same once whitespace, comments \
+                         and the names chosen are set aside (a starter not begun aside): a hint \
+                         to look at them side by side, not a verdict.";
+
+/// "ada, ben", each name shown as it is.
+fn names_of(group: &[String]) -> String {
+    let names: Vec<String> = group.iter().map(|n| printable(n).into_owned()).collect();
+    names.join(", ")
 }
 
 fn language_of(s: &Student) -> String {
