@@ -5,7 +5,9 @@
 //!   from a file, with nothing waiting on it;
 //! - K of those commands side by side, one a core, at most 1.3x one;
 //! - the protocol's round trips against the Rust adapter next to the same calls answered
-//!   in-process.
+//!   in-process;
+//! - `fencing-lab grade` of a class of 30 zoo submissions in Python (the 8 correct solutions and
+//!   22 one-rule mutants) with `--jobs 2` against `--jobs 1`: on 2 cores, close to 2x.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -256,10 +258,87 @@ fn round_trips(c: &mut Criterion) {
     group.finish();
 }
 
+/// A class of `size` Python submissions like the zoo's: each correct solution, then its one-rule
+/// mutants (those of one find-and-replace), each in a fresh starter.
+fn python_class(root: &Path, size: usize) -> PathBuf {
+    let zoo = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lab/zoo");
+    let manifest: toml::Table = std::fs::read_to_string(zoo.join("python.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let entries = |kind: &str| manifest[kind].as_array().unwrap().clone();
+    let text =
+        |key: &str, entry: &toml::Value| entry.get(key).and_then(|v| v.as_str()).map(String::from);
+    let mut made: Vec<(String, String)> = Vec::new();
+    for solution in entries("solution") {
+        let name = text("name", &solution).unwrap();
+        let source = std::fs::read_to_string(zoo.join(&name).join("lock_service.py")).unwrap();
+        made.push((name, source));
+    }
+    for mutant in entries("mutant") {
+        let (Some(base), Some(find), Some(replace)) = (
+            text("base", &mutant),
+            text("find", &mutant),
+            text("replace", &mutant),
+        ) else {
+            continue;
+        };
+        if mutant.get("edit").is_some() || mutant.get("unwritten").is_some() {
+            continue;
+        }
+        let source = std::fs::read_to_string(zoo.join(&base).join("lock_service.py")).unwrap();
+        if source.matches(find.as_str()).count() == 1 {
+            made.push((
+                text("name", &mutant).unwrap(),
+                source.replace(&find, &replace),
+            ));
+        }
+    }
+    let class = root.join("class");
+    for (name, source) in made.into_iter().take(size) {
+        let dir = class.join(name.replace('/', "--"));
+        starter::init("python", &dir).unwrap();
+        std::fs::write(dir.join("lock_service.py"), source).unwrap();
+    }
+    assert_eq!(std::fs::read_dir(&class).unwrap().count(), size);
+    class
+}
+
+/// `fencing-lab grade CLASS --jobs N`, as a teacher runs it.
+fn grade_class(class: &Path, jobs: usize) {
+    let out = Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+        .arg("grade")
+        .arg(class)
+        .args(["--jobs", &jobs.to_string(), "--format", "json"])
+        .stdout(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn grading_a_class(c: &mut Criterion) {
+    let root = tempfile::tempdir().unwrap();
+    let class = python_class(root.path(), 30);
+    let mut group = c.benchmark_group("grade a class of 30 Python submissions");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(60));
+    for jobs in [1, 2] {
+        group.bench_function(format!("--jobs {jobs}"), |b| {
+            b.iter(|| grade_class(&class, jobs))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     round_trips,
     check_against_its_floor,
-    checks_side_by_side
+    checks_side_by_side,
+    grading_a_class
 );
 criterion_main!(benches);

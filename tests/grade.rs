@@ -59,9 +59,26 @@ fn a_class(root: &Path) -> Vec<Entry> {
     entries
 }
 
-/// One submission's `check DIR --format json`.
+/// `fencing-lab ARGS` run in `dir`.
+fn tool_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// One submission's `check NAME --format json`, run in its class's folder, as the replay lines
+/// of `grade`'s reports name it.
 fn own_check(dir: &Path) -> Value {
-    let (code, out, err) = tool(&["check", dir.to_str().unwrap(), "--format", "json"]);
+    let class = dir.parent().unwrap();
+    let name = dir.file_name().unwrap().to_str().unwrap();
+    let (code, out, err) = tool_in(class, &["check", name, "--format", "json"]);
     assert!(
         matches!(code, Some(0..=2)),
         "{}: {code:?} {err}",
@@ -99,6 +116,7 @@ fn every_row_of_a_graded_class_is_that_submissions_own_check_in_every_view() {
     assert!(err.is_empty(), "no progress bar off a terminal: {err}");
     let graded: Value = serde_json::from_str(&out).unwrap();
     let rows = graded["submissions"].as_array().unwrap();
+    let shown_root = class.path().display().to_string();
     let mut names: Vec<String> = std::fs::read_dir(class.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -141,6 +159,21 @@ fn every_row_of_a_graded_class_is_that_submissions_own_check_in_every_view() {
         let text = std::fs::read_to_string(out_dir.join(format!("{name}.txt"))).unwrap();
         let counts = format!("{} of {} checks passed", own["passed"], own["total"]);
         assert!(text.contains(&counts), "{name}.txt: {text}");
+        // Named as the class's folder names it, nowhere by a path of this machine; a replay
+        // line is the command to run in the class's folder.
+        assert_eq!(saved["target"], name, "{name}.json");
+        for report in [&text, &junit, &saved.to_string()] {
+            assert!(!report.contains(&shown_root), "{name}: {report}");
+        }
+        for check in saved["checks"].as_array().unwrap() {
+            if let Some(replay) = check["replay"].as_str() {
+                let expected = format!(
+                    "fencing-lab check --only {} {name}",
+                    check["id"].as_str().unwrap()
+                );
+                assert_eq!(replay, expected, "{name}");
+            }
+        }
     }
     for rule in graded["rules"].as_array().unwrap() {
         let id = rule["id"].as_str().unwrap();
@@ -188,10 +221,15 @@ fn the_text_csv_and_markdown_views_name_each_submission_with_its_count() {
     for format in ["text", "csv", "markdown"] {
         let (code, out, err) = tool(&["grade", folder, "--format", format]);
         assert_eq!(code, Some(0), "{format}: {err}");
+        if format != "text" {
+            // A page and a grade sheet carry no path of the grader's machine.
+            assert!(!out.contains(folder), "{format}: {out}");
+        }
         for row in json["submissions"].as_array().unwrap() {
             let name = row["name"].as_str().unwrap();
             let line = out
                 .lines()
+                .filter(|l| !l.starts_with("slowest: "))
                 .find(|l| l.contains(name))
                 .unwrap_or_else(|| panic!("{format}: no row for {name}:\n{out}"));
             let count = match format {
@@ -378,4 +416,395 @@ fn a_report_that_cannot_be_written_leaves_the_class_table_whole() {
         "the table: {out}"
     );
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+/// `grade -o DIR` says which earlier reports it removed (those the last grading into DIR wrote,
+/// for a submission no longer in the class) and which it kept (any other file named like a
+/// report); the last run's times are kept beside the reports, or in the class's folder without
+/// `-o`, and the text names the slowest submissions.
+#[test]
+fn earlier_reports_are_removed_or_kept_and_said_and_the_runs_times_are_kept() {
+    if !can_run("python") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let class = root.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    let correct = zoo("python").into_iter().find(Entry::is_correct).unwrap();
+    for name in ["ada", "ivy"] {
+        let built = build(&correct, &root.path().join(name));
+        std::fs::rename(&built, class.join(name)).unwrap();
+    }
+    let reports = root.path().join("reports");
+    let grade_to = |reports: &Path| {
+        tool(&[
+            "grade",
+            class.to_str().unwrap(),
+            "-o",
+            reports.to_str().unwrap(),
+        ])
+    };
+    let (code, out, err) = grade_to(&reports);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.is_empty(), "nothing earlier to say: {err}");
+    assert!(
+        out.lines().nth(1).unwrap().starts_with("slowest: "),
+        "{out}"
+    );
+    let times: Value = serde_json::from_str(
+        &std::fs::read_to_string(reports.join(".fencing-lab-times.json")).unwrap(),
+    )
+    .unwrap();
+    let names: Vec<&String> = times["seconds"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["ada", "ivy"]);
+    assert!(
+        !class.join(".fencing-lab-times.json").exists(),
+        "kept with the reports"
+    );
+
+    // Ivy leaves the class; a file of the teacher's is named like a report.
+    std::fs::remove_dir_all(class.join("ivy")).unwrap();
+    std::fs::write(reports.join("notes.txt"), "mine").unwrap();
+    std::fs::write(reports.join("grades.csv"), "mine").unwrap();
+    let (code, _, err) = grade_to(&reports);
+    assert_eq!(code, Some(0), "{err}");
+    let shown = reports.display();
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            format!("fencing-lab: -o {shown}: removed ivy.json, ivy.junit.xml and ivy.txt: the last grading into it wrote them, for submissions no longer in the class"),
+            format!("fencing-lab: -o {shown}: kept notes.txt: named like reports of submissions not in the class, but not written by the last grading into it; remove them by hand if they are stale"),
+        ]
+    );
+    for gone in ["ivy.txt", "ivy.json", "ivy.junit.xml"] {
+        assert!(!reports.join(gone).exists(), "{gone}");
+    }
+    for kept in [
+        "notes.txt",
+        "grades.csv",
+        "ada.txt",
+        "ada.json",
+        "ada.junit.xml",
+    ] {
+        assert!(reports.join(kept).exists(), "{kept}");
+    }
+
+    // Without -o the times are kept in the class's folder; a corrupt record is no record.
+    std::fs::write(class.join(".fencing-lab-times.json"), "{not json").unwrap();
+    let (code, out, err) = tool(&["grade", class.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("slowest: ada "), "{out}");
+    let times: Value = serde_json::from_str(
+        &std::fs::read_to_string(class.join(".fencing-lab-times.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(times["seconds"]["ada"].as_f64().unwrap() > 0.0, "{times}");
+}
+
+/// A broken submission's error is told whole under the text table, named relative to the
+/// class's folder, however long its cause.
+#[test]
+fn a_broken_submissions_error_is_told_whole_and_relative() {
+    if !can_run("python") {
+        return;
+    }
+    let class = tempfile::tempdir().unwrap();
+    let gus = class.path().join("gus");
+    fencing_lab::lab::starter::init("python", &gus).unwrap();
+    let cause =
+        "NameError: name 'leases_by_name_of_the_lock_as_the_student_wrote_it' is not defined";
+    std::fs::write(
+        gus.join("lock_service.py"),
+        "x = leases_by_name_of_the_lock_as_the_student_wrote_it\n",
+    )
+    .unwrap();
+    std::fs::create_dir(class.path().join("eve")).unwrap();
+    let (code, out, err) = tool(&["grade", class.path().to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let row = out.lines().find(|l| l.starts_with("gus ")).unwrap();
+    assert!(
+        row.ends_with("did not start (below)") || row.ends_with("stopped (below)"),
+        "{out}"
+    );
+    let why = out
+        .lines()
+        .find(|l| l.starts_with("gus") && l.contains(cause))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(!why.contains(&class.path().display().to_string()), "{why}");
+    assert!(
+        out.lines().any(
+            |l| l.starts_with("eve holds no lab starter: expected lock_service.mjs")
+                && l.ends_with("as `fencing-lab lab init` writes them")
+        ),
+        "{out}"
+    );
+}
+
+/// A folder holding `fencing-lab`, a link to this build, to put first on a script's PATH.
+fn this_build_on_path(root: &Path) -> String {
+    let bin = root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let link = bin.join("fencing-lab");
+    if !link.exists() {
+        std::os::unix::fs::symlink(BIN, &link).unwrap();
+    }
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// Gradescope's layout under `root` (its /autograder): the autograder's files in `source`, the
+/// upload in `submission`, as Gradescope lays them out; `run_autograder` run there (with this
+/// build as fencing-lab), and the `results.json` it wrote.
+fn run_gradescope(root: &Path, autograder: &Path, upload: &[(&str, String)]) -> Value {
+    let source = root.join("source");
+    std::fs::create_dir_all(&source).unwrap();
+    for file in ["setup.sh", "run_autograder", "points.toml"] {
+        std::fs::copy(autograder.join(file), source.join(file)).unwrap();
+    }
+    for (path, text) in upload {
+        let path = root.join("submission").join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    std::fs::create_dir_all(root.join("submission")).unwrap();
+    let output = Command::new("bash")
+        .arg(source.join("run_autograder"))
+        .env("AUTOGRADER_ROOT", root)
+        .env("PATH", this_build_on_path(root))
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let results = std::fs::read_to_string(root.join("results/results.json")).unwrap();
+    serde_json::from_str(&results).unwrap_or_else(|e| panic!("{e}: {results}"))
+}
+
+/// `lab init python DIR --ci gradescope` writes an autograder that grades an upload of
+/// `lock_service.py` alone (at the top or in a folder of its own), in a fresh starter: a correct
+/// one scores every point, a wrong one none for the rule it breaks; a student's own adapter is
+/// never run, and an upload without the file scores 0 and says what to upload.
+#[test]
+fn the_gradescope_autograder_scores_an_uploaded_lock_service_alone() {
+    if !can_run("python") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let autograder = root.path().join("autograder");
+    let (code, out, err) = tool(&[
+        "lab",
+        "init",
+        "python",
+        autograder.to_str().unwrap(),
+        "--ci",
+        "gradescope",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("zip -r ../autograder.zip ."), "{out}");
+    assert!(
+        !autograder.join("lock_service.py").exists(),
+        "no starter: {out}"
+    );
+    for script in ["setup.sh", "run_autograder"] {
+        let syntax = Command::new("bash")
+            .arg("-n")
+            .arg(autograder.join(script))
+            .status()
+            .unwrap();
+        assert!(syntax.success(), "{script} parses");
+    }
+    let entries = zoo("python");
+    let correct = entries.iter().find(|e| e.is_correct()).unwrap();
+    let wrong = entries
+        .iter()
+        .find(|e| e.breaks.as_deref() == Some("write-stale-rejected"))
+        .unwrap();
+    let student_file = |entry: &Entry| {
+        let dir = build(entry, &root.path().join("built"));
+        std::fs::read_to_string(dir.join("lock_service.py")).unwrap()
+    };
+    // A correct upload, with an adapter of the student's own that would pass anything.
+    let results = run_gradescope(
+        &root.path().join("correct"),
+        &autograder,
+        &[
+            ("lock_service.py", student_file(correct)),
+            ("adapter.py", "print('{\"id\": 0}')\n".to_owned()),
+        ],
+    );
+    let tests = results["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 25, "{results}");
+    assert_eq!(results["score"], 25.0, "{results}");
+    assert!(tests.iter().all(|t| t["status"] == "passed"), "{results}");
+    // A wrong one, uploaded in a folder of its own.
+    let results = run_gradescope(
+        &root.path().join("wrong"),
+        &autograder,
+        &[("my-lab/lock_service.py", student_file(wrong))],
+    );
+    let score = results["score"].as_f64().unwrap();
+    assert!(score < 25.0, "{results}");
+    let stale = results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "write-stale-rejected")
+        .unwrap();
+    assert_eq!(stale["status"], "failed", "{stale}");
+    assert_eq!(stale["score"], 0.0, "{stale}");
+    let output = stale["output"].as_str().unwrap();
+    assert!(
+        output.contains("fencing-lab check --only write-stale-rejected ."),
+        "{output}"
+    );
+    assert!(
+        !output.contains(&root.path().display().to_string()),
+        "{output}"
+    );
+    // Nothing to grade.
+    let results = run_gradescope(
+        &root.path().join("empty"),
+        &autograder,
+        &[("notes.txt", "hi".to_owned())],
+    );
+    assert_eq!(results["score"], 0, "{results}");
+    assert!(results["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("Your upload has no lock_service.py"));
+}
+
+/// `ada`'s file with other names, comments, docstrings and indentation: the same code.
+fn disguised(text: &str) -> String {
+    let mut out = String::from("# my own solution, written alone\n");
+    let mut in_docstring = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indent = "  ".repeat((line.len() - trimmed.len()) / 4);
+        let quotes = trimmed.matches("\"\"\"").count();
+        // Docstrings of other words: a docstring alone is a class's whole body.
+        if in_docstring {
+            if quotes > 0 {
+                out.push_str(&format!("{indent}\"\"\"\n"));
+                in_docstring = false;
+            }
+            continue;
+        }
+        if trimmed.starts_with("\"\"\"") {
+            in_docstring = quotes == 1;
+            let close = if in_docstring { "" } else { "\"\"\"" };
+            out.push_str(&format!("{indent}\"\"\"My own words.{close}\n"));
+            continue;
+        }
+        let code = match line.find("  # ") {
+            Some(at) => &line[..at],
+            None => line,
+        };
+        let depth = (code.len() - code.trim_start().len()) / 4;
+        let renamed = code
+            .trim_start()
+            .replace("_live", "_current")
+            .replace("self.leases", "self.grants");
+        out.push_str(&format!("{}{renamed}   \n", "  ".repeat(depth)));
+    }
+    out
+}
+
+/// What the class got wrong, in a generated class: the rules to re-teach lead the check table,
+/// the broad checks after them; submissions that are the same code up to whitespace, names
+/// and comments are listed together, a one-rule mutant of the same solution and two starters
+/// nobody began are not.
+#[test]
+fn a_class_is_told_the_rules_to_reteach_first_and_the_same_code() {
+    if !can_run("python") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let class = root.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    let entries = zoo("python");
+    let place = |entry: &Entry, name: &str| {
+        let built = build(entry, &root.path().join(name));
+        std::fs::rename(&built, class.join(name)).unwrap();
+        class.join(name)
+    };
+    let base = entries
+        .iter()
+        .find(|e| e.name == "python-raise-none")
+        .unwrap();
+    let ada = place(base, "ada");
+    let ben = place(base, "ben");
+    let text = std::fs::read_to_string(ada.join("lock_service.py")).unwrap();
+    let copy = disguised(&text);
+    assert_ne!(copy, text);
+    std::fs::write(ben.join("lock_service.py"), copy).unwrap();
+    let mutants: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| {
+            e.base.as_deref() == Some("python-raise-none")
+                && e.breaks.is_some()
+                && e.unwritten.is_none()
+        })
+        .take(3)
+        .collect();
+    for (mutant, name) in mutants.iter().zip(["cho", "dan", "fay"]) {
+        place(mutant, name);
+    }
+    let other = entries
+        .iter()
+        .find(|e| e.name == "python-dict-leases")
+        .unwrap();
+    place(other, "gil");
+    for unbegun in ["hal", "ivy"] {
+        fencing_lab::lab::starter::init("python", &class.join(unbegun)).unwrap();
+    }
+    let (code, out, err) = tool(&["grade", class.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let graded: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        graded["same_code"],
+        serde_json::json!([["ada", "ben"]]),
+        "{out}"
+    );
+    let ben_row = graded["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "ben")
+        .unwrap();
+    assert_eq!(
+        ben_row["passed"], ben_row["total"],
+        "the disguised copy still works: {ben_row}"
+    );
+
+    // The rules written code broke, most students first, then the broad checks, then the rest.
+    let rules = graded["rules"].as_array().unwrap();
+    let broken = |r: &Value| r["failed_by"].as_u64().unwrap() - r["unwritten_by"].as_u64().unwrap();
+    let broad = |r: &Value| ["random", "exhaustive", "chaos"].contains(&r["id"].as_str().unwrap());
+    let standing: Vec<(u8, std::cmp::Reverse<u64>)> = rules
+        .iter()
+        .map(|r| match (broad(r), broken(r)) {
+            (true, n) => (1, std::cmp::Reverse(n)),
+            (false, 0) => (2, std::cmp::Reverse(0)),
+            (false, n) => (0, std::cmp::Reverse(n)),
+        })
+        .collect();
+    assert!(standing.windows(2).all(|w| w[0] <= w[1]), "{standing:?}");
+    assert!(
+        standing.first().is_some_and(|s| s.0 == 0),
+        "a rule leads: {standing:?}"
+    );
+    for rule in rules.iter().filter(|r| broken(r) > 0) {
+        assert!(rule["first_step"].is_string(), "{rule}");
+        assert!(rule["first_step_count"].as_u64().unwrap() >= 1, "{rule}");
+    }
+    let (_, text, _) = tool(&["grade", class.to_str().unwrap()]);
+    assert!(text.contains("\nsame code: ada, ben\n"), "{text}");
 }

@@ -236,7 +236,9 @@ pub enum LabCommand {
         dir: PathBuf,
         /// Also write CI files that check the student's repository on every push: `github`
         /// writes a GitHub Actions workflow (one graded step a check, for GitHub Classroom, and
-        /// the JUnit report) and GitHub Classroom's autograding.json.
+        /// the JUnit report) and GitHub Classroom's autograding.json; `gradescope` writes a
+        /// Gradescope autograder (setup.sh, run_autograder, points.toml) instead of the
+        /// starter, to zip and upload.
         #[arg(long, value_enum, value_name = "CI")]
         ci: Option<Ci>,
     },
@@ -317,6 +319,7 @@ pub struct GradeArgs {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Ci {
     Github,
+    Gradescope,
 }
 
 /// How `grade` prints.

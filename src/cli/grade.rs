@@ -12,7 +12,7 @@ use super::lab::read_points;
 use super::progress::Progress;
 use super::Failure;
 use crate::lab::class::{Class, Run};
-use crate::lab::grade::{self, Graded};
+use crate::lab::grade::{self, Graded, Times};
 use crate::lab::points::Points;
 use crate::lab::{autograder, report, Plan, Timeouts};
 use crate::sim::files;
@@ -44,11 +44,20 @@ pub fn run(out: &mut impl Write, args: &GradeArgs) -> Result<ExitCode, Failure> 
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
+    // The last run's times, where this run keeps its own: the slowest are started first.
+    let times_file = args
+        .output
+        .as_deref()
+        .unwrap_or(&args.submissions)
+        .join(grade::TIMES_FILE);
+    let last = Times::read(&times_file);
+    let order = grade::schedule(&submissions, &last.seconds);
     let _interrupts = super::interrupt::Interrupts::end_programs_on_signal();
     let progress = Progress::on_stderr(submissions.len());
     let written = std::sync::Mutex::new(Ok(()));
     let started = Instant::now();
-    let graded = grade::grade(&submissions, &plan, jobs, &grade::check_folder, &|one| {
+    let check = grade::check_submission;
+    let graded = grade::grade(&submissions, &plan, jobs, &order, &check, &|one| {
         progress.graded(one);
         if let Some(dir) = &args.output {
             let result = write_own_reports(dir, one, &points);
@@ -62,12 +71,32 @@ pub fn run(out: &mut impl Write, args: &GradeArgs) -> Result<ExitCode, Failure> 
     let seconds = started.elapsed().as_secs_f64();
     // A report that could not be written is said after the class's tables, never instead.
     let written = written.into_inner().unwrap_or_else(|e| e.into_inner());
-    let class = class_of(&graded, &points, scored);
-    let folder = args.submissions.display().to_string();
+    if let Some(dir) = &args.output {
+        for sentence in tidy(dir, &graded, &last) {
+            super::say(&sentence);
+        }
+    }
+    let times = Times::of(&graded);
+    // Only a record for the next run's order: a folder that cannot keep it keeps none.
+    let _ = files::write_whole(&times_file, times.json().as_bytes());
+    let mut class = class_of(&graded, &points, scored);
+    class.same_code = grade::same_code(&submissions, &unbegun_code());
+    // A course page names the class's folder, never where it is on the grader's machine.
+    let folder = match args.format {
+        GradeFormat::Markdown if args.submissions.is_absolute() => {
+            args.submissions.file_name().map_or_else(
+                || args.submissions.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        }
+        _ => args.submissions.display().to_string(),
+    };
+    let slowest = times.slowest(SLOWEST_SHOWN);
     let run = Run {
         folder: &folder,
         jobs: jobs.min(submissions.len()),
         seconds,
+        slowest: &slowest,
     };
     match args.format {
         GradeFormat::Text => write!(out, "{}", class.text(run))?,
@@ -86,6 +115,102 @@ fn class_of(graded: &[Graded], points: &Points, scored: bool) -> Class {
         .map(|g| (g.name.clone(), g.report.clone()))
         .collect();
     Class::of(&pairs, points, scored)
+}
+
+/// The code of every language's starter as `lab init` writes it, for `same_code` to leave out
+/// submissions not begun.
+fn unbegun_code() -> std::collections::BTreeSet<String> {
+    let Ok(root) = tempfile_dir() else {
+        return Default::default();
+    };
+    let codes = crate::lab::starter::LANGUAGES
+        .iter()
+        .filter_map(|(language, _)| {
+            let dir = root.join(language);
+            crate::lab::starter::init(language, &dir).ok()?;
+            grade::code_of(&dir)
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&root);
+    codes
+}
+
+/// A fresh folder of this process's own under the system's temporary folder: made new, never
+/// one that was there (nor a link someone left in its place).
+fn tempfile_dir() -> std::io::Result<PathBuf> {
+    let base = std::env::temp_dir();
+    let mut last = std::io::Error::other("no name left");
+    for n in 0..100 {
+        let dir = base.join(format!("fencing-lab-starters-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// How many of the longest-running submissions the text and the page name.
+const SLOWEST_SHOWN: usize = 3;
+
+/// What a file of a student's own reports ends with, longest first.
+const REPORT_ENDINGS: [&str; 3] = [".junit.xml", ".json", ".txt"];
+
+/// The earlier reports in `-o DIR` of submissions not in this class: removed where the last
+/// grading into DIR wrote them (its record names them), else kept; a sentence for each.
+fn tidy(dir: &Path, graded: &[Graded], last: &Times) -> Vec<String> {
+    let shown = printable(&dir.display().to_string()).into_owned();
+    let current: std::collections::BTreeSet<&str> =
+        graded.iter().map(|g| g.name.as_str()).collect();
+    let mut earlier: Vec<(String, String)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|file| !file.starts_with('.'))
+        .filter_map(|file| {
+            let stem = REPORT_ENDINGS
+                .iter()
+                .find_map(|ending| file.strip_suffix(ending))?
+                .to_owned();
+            (!stem.is_empty() && !current.contains(stem.as_str())).then_some((stem, file))
+        })
+        .collect();
+    earlier.sort();
+    let (mut removed, mut kept) = (Vec::new(), Vec::new());
+    for (stem, file) in earlier {
+        let ours = last.seconds.contains_key(&stem);
+        match ours && std::fs::remove_file(dir.join(&file)).is_ok() {
+            true => removed.push(printable(&file).into_owned()),
+            false => kept.push(printable(&file).into_owned()),
+        }
+    }
+    let mut sentences = Vec::new();
+    if !removed.is_empty() {
+        sentences.push(format!(
+            "-o {shown}: removed {}: the last grading into it wrote them, for submissions no \
+             longer in the class",
+            and_list(&removed)
+        ));
+    }
+    if !kept.is_empty() {
+        sentences.push(format!(
+            "-o {shown}: kept {}: named like reports of submissions not in the class, but not \
+             written by the last grading into it; remove them by hand if they are stale",
+            and_list(&kept)
+        ));
+    }
+    sentences
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// `-o DIR` made (if missing) and proven writable, before any submission is checked.

@@ -24,9 +24,9 @@ pub fn init(
     out: &mut impl Write,
     language: &str,
     dir: &Path,
-    github_ci: bool,
+    ci: Option<starter::Ci>,
 ) -> Result<ExitCode, Failure> {
-    let written = starter::init_with(language, dir, github_ci).map_err(Failure::usage)?;
+    let written = starter::init_with(language, dir, ci).map_err(Failure::usage)?;
     let edit = starter::LANGUAGES
         .iter()
         .find(|(l, _)| language.starts_with(&l[..2]))
@@ -35,13 +35,27 @@ pub fn init(
         writeln!(out, "wrote {path}")?;
     }
     let shown = printable(&dir.display().to_string()).into_owned();
+    if ci == Some(starter::Ci::Gradescope) {
+        writeln!(
+            out,
+            "\nNext: write the git URL fencing-lab is installed from into FENCING_LAB_GIT at the \
+             top of {shown}/{} (or put fencing-lab's source in {shown}/fencing-lab), weigh the \
+             checks in {shown}/{} if you like, then zip the folder's contents and upload the zip \
+             as the assignment's autograder:\n  (cd {} && zip -r ../autograder.zip .)\nStudents \
+             upload {edit} alone; the autograder puts it in a fresh starter and checks it.",
+            starter::GRADESCOPE_SETUP,
+            starter::GRADESCOPE_POINTS,
+            crate::sim::text::shell_word(&shown),
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
     writeln!(
         out,
         "\nNext: fill in {shown}/{edit} (every method says \"not implemented yet\" until you do), \
          then run\n  fencing-lab check {shown}\nand, to watch your code in the lesson,\n  \
          fencing-lab tui gc-pause --impl {shown}"
     )?;
-    if github_ci {
+    if ci == Some(starter::Ci::Github) {
         writeln!(
             out,
             "\nOn GitHub, {} checks each push, one graded test a check: set the \

@@ -265,7 +265,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             command: args::LabCommand::Init { language, dir, ci },
         }) => {
             let mut out = stdout.lock();
-            self::lab::init(&mut out, &language, &dir, ci.is_some())
+            let ci = ci.map(|ci| match ci {
+                args::Ci::Github => crate::lab::starter::Ci::Github,
+                args::Ci::Gradescope => crate::lab::starter::Ci::Gradescope,
+            });
+            self::lab::init(&mut out, &language, &dir, ci)
         }
         Some(Command::Check(args)) => {
             let mut out = stdout.lock();

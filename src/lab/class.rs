@@ -9,6 +9,7 @@ use super::check::{CheckId, Outcome, Report, Verdict};
 use super::points::Points;
 use crate::sim::text::printable;
 
+pub mod same;
 mod views;
 pub use views::{csv_field, markdown_cell, Run};
 
@@ -64,13 +65,28 @@ impl Tally {
     }
 }
 
-/// The class: its students by name, its checks most failed first.
+/// The class: its students by name, its checks the rules to re-teach first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Class {
     pub students: Vec<Student>,
     pub tallies: Vec<Tally>,
     /// Points were given, so a score means more than a count.
     pub scored: bool,
+    /// Groups of two or more submissions that are the same code up to whitespace, names and
+    /// comments (`same::groups`), found from their files by whoever has them; none by default.
+    pub same_code: Vec<Vec<String>>,
+}
+
+/// Where a check's row stands in the table: the named rules written code broke first (what
+/// to re-teach), then the broad checks (random, exhaustive, chaos: each a way to find a rule
+/// broken, named in its step), then the rules failed only where a method was still to write
+/// or not judged.
+fn standing(t: &Tally) -> u8 {
+    match (t.check, t.broken_by()) {
+        (CheckId::Rule(_), 1..) => 0,
+        (CheckId::Rule(_), 0) => 2,
+        _ => 1,
+    }
 }
 
 /// A verdict's one word, as CSV and JSON say it.
@@ -129,16 +145,20 @@ impl Class {
             .into_iter()
             .map(|check| tally(check, graded))
             .collect();
-        // Most broken by written code first, then most failed; ties in the order the checks run.
+        // The rules to re-teach, most students first; then the broad checks; then the rest,
+        // each part most broken by written code first, then most failed, ties in the order the
+        // checks run.
         tallies.sort_by(|a, b| {
-            (b.broken_by(), b.failed_by)
-                .cmp(&(a.broken_by(), a.failed_by))
+            standing(a)
+                .cmp(&standing(b))
+                .then((b.broken_by(), b.failed_by).cmp(&(a.broken_by(), a.failed_by)))
                 .then(a.check.cmp(&b.check))
         });
         Class {
             students,
             tallies,
             scored,
+            same_code: Vec::new(),
         }
     }
 
@@ -173,6 +193,7 @@ impl Class {
                 "first_step": t.first_step.as_ref().map(|(s, _)| s),
                 "first_step_count": t.first_step.as_ref().map(|(_, n)| n),
             })).collect::<Vec<_>>(),
+            "same_code": self.same_code,
             "seconds": seconds,
             "jobs": jobs,
         })

@@ -2,6 +2,9 @@
 //! runner. `lab init --ci github` writes a GitHub Actions workflow with one graded step a check
 //! (GitHub Classroom's command grader and reporter) and the JUnit report as an artifact, and
 //! GitHub Classroom's `autograding.json` with the same tests, both from the list of checks.
+//! `lab init --ci gradescope` writes a Gradescope autograder instead: `setup.sh`, which installs
+//! fencing-lab and the language's runtime, `run_autograder`, which checks a student's uploaded
+//! files in a fresh starter, and `points.toml`.
 
 use super::check::CheckId;
 
@@ -89,6 +92,29 @@ pub fn autograding_json() -> String {
     text
 }
 
+/// Gradescope's `setup.sh` for a starter in `language` (as `lab init` names it).
+pub fn gradescope_setup(language: &str) -> String {
+    include_str!("../../assets/lab/gradescope/setup.sh").replace("@LANGUAGE@", language)
+}
+
+/// Gradescope's `run_autograder` for a starter in `language`.
+pub fn gradescope_run(language: &str) -> String {
+    include_str!("../../assets/lab/gradescope/run_autograder").replace("@LANGUAGE@", language)
+}
+
+/// The points file `run_autograder` passes to `check`: every check, a point each, to edit.
+pub fn gradescope_points() -> String {
+    let mut out = String::from(
+        "# What each check is worth on Gradescope (run_autograder passes this file to \
+         `fencing-lab check --points`):\n# change a number to weigh a check, 0 to leave it out \
+         of the grade.\n",
+    );
+    for check in CheckId::all() {
+        out.push_str(&format!("{} = 1\n", check.id()));
+    }
+    out
+}
+
 /// Installs fencing-lab in a runner from the repository the course names, unless it is there.
 const INSTALL_COMMAND: &str = "command -v fencing-lab >/dev/null || cargo install --locked --git \"${FENCING_LAB_GIT:?set the variable FENCING_LAB_GIT to fencing-lab's git URL}\" fencing-lab";
 
@@ -115,16 +141,23 @@ jobs:
       - uses: actions/checkout@v4
 ";
 
-const INSTALL: &str = "      - name: Cache fencing-lab
+/// The cached install is keyed by the version that wrote the workflow (and the runner's system
+/// and where fencing-lab comes from): a workflow written by a new release installs it afresh
+/// rather than keep running the old one.
+const INSTALL: &str = concat!(
+    "      - name: Cache fencing-lab
         id: cache-fencing-lab
         uses: actions/cache@v4
         with:
           path: ~/.cargo/bin/fencing-lab
-          key: fencing-lab-${{ vars.FENCING_LAB_GIT }}
+          key: fencing-lab-",
+    env!("CARGO_PKG_VERSION"),
+    "-${{ runner.os }}-${{ vars.FENCING_LAB_GIT }}
       - name: Install fencing-lab
         if: steps.cache-fencing-lab.outputs.cache-hit != 'true'
         run: cargo install --locked --git \"${FENCING_LAB_GIT:?set the variable FENCING_LAB_GIT to fencing-lab's git URL}\" fencing-lab
-";
+"
+);
 
 const JUNIT: &str = "      - name: JUnit report
         if: always()
@@ -178,6 +211,24 @@ mod tests {
         }
     }
 
+    /// A workflow written by another release caches its install under another key, so the
+    /// runner installs that release instead of restoring the old binary.
+    #[test]
+    fn the_cached_install_is_keyed_by_the_version_that_wrote_the_workflow() {
+        let text = workflow("python");
+        let key = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("key: "))
+            .expect("a cache key");
+        assert_eq!(
+            key,
+            format!(
+                "fencing-lab-{}-${{{{ runner.os }}}}-${{{{ vars.FENCING_LAB_GIT }}}}",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+    }
+
     #[test]
     fn each_language_gets_its_own_runtime_and_rust_needs_none() {
         assert!(workflow("python").contains("setup-python"));
@@ -189,6 +240,26 @@ mod tests {
                 && !rust.contains("setup-node")
                 && !rust.contains("setup-java")
         );
+    }
+
+    /// Gradescope's scripts are written for the starter's language, and its points file names
+    /// every check, a point each, as `check --points` reads it.
+    #[test]
+    fn the_gradescope_files_are_for_the_language_and_name_every_check() {
+        for language in ["python", "js", "rust", "java"] {
+            for script in [gradescope_setup(language), gradescope_run(language)] {
+                assert!(script.starts_with("#!/usr/bin/env bash\n"), "{script}");
+                assert!(script.contains(&format!("\nlanguage=\"{language}\"\n")));
+                assert!(!script.contains("@LANGUAGE@"), "filled in: {script}");
+            }
+        }
+        let points = gradescope_points();
+        let table: toml::Table = points.parse().unwrap();
+        let ids: Vec<&str> = table.keys().map(String::as_str).collect();
+        let mut all: Vec<&str> = CheckId::all().iter().map(|c| c.id()).collect();
+        all.sort();
+        assert_eq!(ids, all);
+        assert!(table.values().all(|v| v.as_integer() == Some(1)));
     }
 
     #[test]

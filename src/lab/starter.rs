@@ -116,18 +116,34 @@ fn files(language: &str) -> Option<Files> {
 
 /// Writes the starter into `dir`: [`init_with`] without CI files.
 pub fn init(language: &str, dir: &Path) -> Result<Vec<String>, String> {
-    init_with(language, dir, false)
+    init_with(language, dir, None)
+}
+
+/// The CI files `lab init --ci` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ci {
+    /// GitHub Classroom's workflow and tests, beside the starter.
+    Github,
+    /// A Gradescope autograder, in place of the starter: its `setup.sh`, `run_autograder` and
+    /// `points.toml`.
+    Gradescope,
 }
 
 /// Where a starter's CI files go, for `--ci github`.
 pub const GITHUB_WORKFLOW: &str = ".github/workflows/classroom.yml";
 pub const GITHUB_AUTOGRADING: &str = ".github/classroom/autograding.json";
 
+/// The files of a Gradescope autograder, for `--ci gradescope`; the scripts are executable.
+pub const GRADESCOPE_SETUP: &str = "setup.sh";
+pub const GRADESCOPE_RUN: &str = "run_autograder";
+pub const GRADESCOPE_POINTS: &str = "points.toml";
+
 /// Writes the starter into `dir` (created if missing), with GitHub Classroom's workflow and
-/// tests when `github_ci`. Refuses to overwrite any file, so a student's work is never lost to
-/// a second `init`; a failure part way (a full disk) removes what this call wrote, so a retry
-/// starts clean. Returns the paths written.
-pub fn init_with(language: &str, dir: &Path, github_ci: bool) -> Result<Vec<String>, String> {
+/// tests for `Ci::Github`; for `Ci::Gradescope`, the autograder in place of the starter (which
+/// `run_autograder` makes afresh for each submission). Refuses to overwrite any file, so a
+/// student's work is never lost to a second `init`; a failure part way (a full disk) removes
+/// what this call wrote, so a retry starts clean. Returns the paths written.
+pub fn init_with(language: &str, dir: &Path, ci: Option<Ci>) -> Result<Vec<String>, String> {
     let starter = files(language).ok_or_else(|| {
         format!(
             "'{}' is not a lab language; use js (also for TypeScript), python, rust or java",
@@ -138,10 +154,20 @@ pub fn init_with(language: &str, dir: &Path, github_ci: bool) -> Result<Vec<Stri
         .iter()
         .map(|(name, text)| (*name, (*text).to_owned()))
         .collect();
-    if github_ci {
-        let canonical = canonical_name(language);
-        files.push((GITHUB_WORKFLOW, classroom::workflow(canonical)));
-        files.push((GITHUB_AUTOGRADING, classroom::autograding_json()));
+    let canonical = canonical_name(language);
+    match ci {
+        None => {}
+        Some(Ci::Github) => {
+            files.push((GITHUB_WORKFLOW, classroom::workflow(canonical)));
+            files.push((GITHUB_AUTOGRADING, classroom::autograding_json()));
+        }
+        Some(Ci::Gradescope) => {
+            files = vec![
+                (GRADESCOPE_SETUP, classroom::gradescope_setup(canonical)),
+                (GRADESCOPE_RUN, classroom::gradescope_run(canonical)),
+                (GRADESCOPE_POINTS, classroom::gradescope_points()),
+            ];
+        }
     }
     let shown = printable(&dir.display().to_string()).into_owned();
     if dir.exists() && !dir.is_dir() {
@@ -162,7 +188,12 @@ pub fn init_with(language: &str, dir: &Path, github_ci: bool) -> Result<Vec<Stri
     let mut made: Vec<PathBuf> = Vec::new();
     for (name, contents) in &files {
         let path = dir.join(name);
-        if let Err(why) = write_new(&path, contents, &mut made) {
+        let executable = [GRADESCOPE_SETUP, GRADESCOPE_RUN].contains(name);
+        let written_new = write_new(&path, contents, &mut made).and_then(|()| match executable {
+            true => make_executable(&path),
+            false => Ok(()),
+        });
+        if let Err(why) = written_new {
             for path in written.iter().rev() {
                 let _ = std::fs::remove_file(path);
             }
@@ -187,6 +218,23 @@ fn canonical_name(language: &str) -> &'static str {
         "java" => "java",
         _ => "js",
     }
+}
+
+/// A script Gradescope runs, readable and runnable by all.
+fn make_executable(path: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).map_err(|e| {
+            format!(
+                "could not make {} executable: {e}",
+                printable(&path.display().to_string())
+            )
+        })?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 /// One new file, whole: its missing folders made (and noted, to be removed on failure).
@@ -329,7 +377,7 @@ mod tests {
             ("rust", "rust"),
         ] {
             let root = tempfile::tempdir().unwrap();
-            let written = init_with(language, root.path(), true).unwrap();
+            let written = init_with(language, root.path(), Some(Ci::Github)).unwrap();
             let shown = root.path().display().to_string();
             assert!(
                 written.contains(&format!("{shown}/{GITHUB_WORKFLOW}")),
@@ -349,5 +397,33 @@ mod tests {
             .unwrap()
             .iter()
             .any(|p| p.contains(".github")));
+    }
+
+    /// `--ci gradescope` writes the autograder in place of the starter, its scripts executable
+    /// and for the language; never over a file.
+    #[test]
+    fn gradescope_ci_writes_the_autograder_for_the_language() {
+        use std::os::unix::fs::PermissionsExt;
+        for (language, canonical) in [("py", "python"), ("ts", "js"), ("java", "java")] {
+            let root = tempfile::tempdir().unwrap();
+            let written = init_with(language, root.path(), Some(Ci::Gradescope)).unwrap();
+            let shown = root.path().display().to_string();
+            let names = [GRADESCOPE_SETUP, GRADESCOPE_RUN, GRADESCOPE_POINTS];
+            let expected: Vec<String> = names.iter().map(|n| format!("{shown}/{n}")).collect();
+            assert_eq!(written, expected, "{language}");
+            let read = |name: &str| std::fs::read_to_string(root.path().join(name)).unwrap();
+            assert_eq!(
+                read(GRADESCOPE_SETUP),
+                classroom::gradescope_setup(canonical)
+            );
+            assert_eq!(read(GRADESCOPE_RUN), classroom::gradescope_run(canonical));
+            assert_eq!(read(GRADESCOPE_POINTS), classroom::gradescope_points());
+            for (name, mode) in [(GRADESCOPE_SETUP, 0o755), (GRADESCOPE_RUN, 0o755)] {
+                let meta = std::fs::metadata(root.path().join(name)).unwrap();
+                assert_eq!(meta.permissions().mode() & 0o777, mode, "{name}");
+            }
+            let again = init_with(language, root.path(), Some(Ci::Gradescope)).unwrap_err();
+            assert!(again.ends_with("lab init never overwrites a file, so pick an empty folder"));
+        }
     }
 }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::program::{Program, ProtocolError, Timeouts};
+
+mod digest;
 use crate::sim::text::{printable, shell_word};
 
 /// The student's implementation.
@@ -109,6 +111,67 @@ fn starters_held(
         .filter(move |(_, files)| files.iter().all(|f| dir.join(f).is_file()))
 }
 
+/// The files a student writes in `dir`, in the starter `check` runs there: the language (as
+/// `lab init` names it) and each file's name (relative to `dir`) and text, by name; never the
+/// adapter or the starter's helpers. A TypeScript source is read in place of the JavaScript
+/// compiled from it. `None` where there is no starter or a file cannot be read.
+pub fn student_files(dir: &Path) -> Option<(&'static str, Vec<(String, String)>)> {
+    let (language, _) = starters_held(dir).next()?;
+    let read = |name: &str| {
+        Some((
+            name.to_owned(),
+            std::fs::read_to_string(dir.join(name)).ok()?,
+        ))
+    };
+    let files: Vec<(String, String)> = match *language {
+        "JavaScript" => {
+            let source = ["lock_service.mts", "lock_service.ts", "lock_service.mjs"]
+                .into_iter()
+                .find(|name| dir.join(name).is_file())?;
+            vec![read(source)?]
+        }
+        "Python" => vec![read("lock_service.py")?],
+        "Rust" => {
+            let mut names = Vec::new();
+            let mut folders = vec![PathBuf::from("src")];
+            while let Some(folder) = folders.pop() {
+                for entry in std::fs::read_dir(dir.join(&folder)).ok()?.flatten() {
+                    let relative = folder.join(entry.file_name());
+                    if entry.file_type().ok()?.is_dir() {
+                        folders.push(relative);
+                    } else if relative.extension().is_some_and(|e| e == "rs")
+                        && relative != Path::new("src/bin/adapter.rs")
+                    {
+                        names.push(relative.display().to_string());
+                    }
+                }
+            }
+            names.sort();
+            names.iter().map(|n| read(n)).collect::<Option<_>>()?
+        }
+        _ => {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .ok()?
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".java"))
+                .filter(|n| {
+                    !["Adapter.java", "Clock.java", "NotImplemented.java"].contains(&n.as_str())
+                })
+                .collect();
+            names.sort();
+            names.iter().map(|n| read(n)).collect::<Option<_>>()?
+        }
+    };
+    let name = match *language {
+        "JavaScript" => "js",
+        "Python" => "python",
+        "Rust" => "rust",
+        _ => "java",
+    };
+    Some((name, files))
+}
+
 /// A sentence naming the starters `dir` holds besides the one `check` runs, or `None` when it
 /// holds one: a student who wrote the other one must not read its verdicts as theirs.
 pub fn unchecked_starters(dir: &Path) -> Option<String> {
@@ -183,13 +246,38 @@ fn folder_command(dir: &Path) -> Result<Command, ProtocolError> {
 fn build_rust(dir: &Path, shown: &str) -> Result<(), ProtocolError> {
     // The crate's own target folder: student crates share a package name, so one shared target
     // folder would reuse the first crate's build for all of them.
+    let target = dir.join("target");
+    // Cargo judges a crate's own sources by their times of change, so a copy that keeps its
+    // times (or an edit that keeps size and time) would run the old build: where the contents
+    // differ from the last build's, the crate's own build is cleaned first (its dependencies
+    // stay built).
+    let stamp_file = dir.join(".fencing-lab").join("built-from");
+    let key = crate_key(dir);
+    let built_from = |target: &Path| key.as_ref().map(|k| stamp(k, target));
+    let fresh = built_from(&target)
+        .is_some_and(|stamp| std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp));
+    if !fresh {
+        let _ = std::fs::remove_file(&stamp_file);
+        if let (true, Some(package)) = (target.is_dir(), package_name(dir)) {
+            let _ = Command::new("cargo")
+                .args(["clean", "--release", "--quiet", "-p", &package])
+                .current_dir(dir)
+                .env("CARGO_TARGET_DIR", &target)
+                .output();
+        }
+    }
     let output = Command::new("cargo")
         .args(["build", "--release", "--quiet", "--bin", "adapter"])
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env("CARGO_TARGET_DIR", &target)
         .output()
         .map_err(|e| fail(format!("could not run cargo to build {shown}: {e}")))?;
     if output.status.success() {
+        // Only a record of what was built: a folder that cannot keep it is cleaned each time.
+        if let Some(stamp) = built_from(&target) {
+            let _ = std::fs::create_dir_all(dir.join(".fencing-lab"));
+            let _ = std::fs::write(&stamp_file, stamp);
+        }
         return Ok(());
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -209,26 +297,121 @@ fn build_rust(dir: &Path, shown: &str) -> Result<(), ProtocolError> {
     )))
 }
 
-/// What the classes were compiled from: each source's name, size and time of change. The same
-/// stamp means the same sources, so a check (or a class's 25 `--only` steps) compiles once.
-fn sources_stamp(sources: &[PathBuf]) -> String {
-    sources
-        .iter()
-        .map(|p| {
-            let meta = std::fs::metadata(p).ok();
-            let changed = meta
-                .as_ref()
-                .and_then(|m| m.modified().ok())
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            let size = meta.map_or(0, |m| m.len());
-            format!("{} {size} {changed}\n", p.display())
-        })
-        .collect()
+/// The crate's package name, for `cargo clean -p`.
+fn package_name(dir: &Path) -> Option<String> {
+    let manifest: toml::Table = std::fs::read_to_string(dir.join("Cargo.toml"))
+        .ok()?
+        .parse()
+        .ok()?;
+    Some(manifest.get("package")?.get("name")?.as_str()?.to_owned())
+}
+
+/// How many files, and bytes, a crate's key reads at most: past that it has none, and is built
+/// as if changed each time.
+const MOST_KEYED_FILES: usize = 10_000;
+const MOST_KEYED_BYTES: u64 = 64 << 20;
+
+/// What a Rust crate's build is made from: every file of the folder but its `target` and hidden
+/// ones (`.git`, `.fencing-lab`), by name and contents. Cargo keys the toolchain itself.
+fn crate_key(dir: &Path) -> Option<String> {
+    let mut files = Vec::new();
+    let mut folders = vec![PathBuf::new()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(dir.join(&folder)).ok()? {
+            let entry = entry.ok()?;
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with('.')
+                || (folder.as_os_str().is_empty() && name == "target")
+            {
+                continue;
+            }
+            let relative = folder.join(&name);
+            // Never through a link to a folder, which may lead back here.
+            if entry.file_type().ok()?.is_dir() {
+                folders.push(relative);
+            } else if dir.join(&relative).is_file() {
+                files.push(relative);
+            }
+        }
+        if files.len() > MOST_KEYED_FILES {
+            return None;
+        }
+    }
+    files.sort();
+    sources_key("cargo", dir, &files)
+}
+
+/// Each source's SHA-256 and name (relative to `dir`), under what compiles them: the same key
+/// means the same sources, whatever their times of change. `None` if one cannot be read.
+fn sources_key(tool: &str, dir: &Path, sources: &[PathBuf]) -> Option<String> {
+    let mut key = format!("fencing-lab build key 1\ntool: {}\n", tool.trim());
+    let mut bytes = 0;
+    for source in sources {
+        let path = dir.join(source);
+        bytes += std::fs::metadata(&path).ok()?.len();
+        if bytes > MOST_KEYED_BYTES {
+            return None;
+        }
+        let contents = std::fs::read(&path).ok()?;
+        let name = source.strip_prefix(dir).unwrap_or(source);
+        key.push_str(&format!(
+            "{} {}\n",
+            digest::sha256_hex(&contents),
+            name.display()
+        ));
+    }
+    Some(key)
+}
+
+/// The record a build leaves: its key, and the folder it wrote by device and inode. A record
+/// copied in with the folder (`cp -a`, a `.fencing-lab` committed to a student's repository)
+/// names another folder than the one here, so the sources are built again rather than trusted
+/// to match outputs this checker never wrote.
+fn stamp(key: &str, outputs: &Path) -> String {
+    #[cfg(unix)]
+    let here = {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(outputs).map_or_else(
+            |_| "none".to_owned(),
+            |m| format!("{}:{}", m.dev(), m.ino()),
+        )
+    };
+    #[cfg(not(unix))]
+    let here = outputs.display().to_string();
+    format!("{key}outputs: {here}\n")
+}
+
+/// The JDK `javac` belongs to: where it is, and its `release` file (which names its exact
+/// version), else what `javac -version` says.
+fn jdk() -> String {
+    let javac = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|folder| folder.join("javac"))
+        .find(|path| path.is_file())
+        .and_then(|path| path.canonicalize().ok());
+    let release = javac
+        .as_ref()
+        .and_then(|path| Some(path.parent()?.parent()?.join("release")))
+        .and_then(|release| std::fs::read_to_string(release).ok());
+    let version = release.unwrap_or_else(|| {
+        Command::new("javac")
+            .arg("-version")
+            .output()
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout).into_owned()
+                    + &String::from_utf8_lossy(&o.stderr)
+            })
+            .unwrap_or_default()
+    });
+    let place = javac.map_or_else(String::new, |p| p.display().to_string());
+    let version: Vec<&str> = version.split_whitespace().collect();
+    format!("{place} {}", version.join(" "))
 }
 
 /// Compiles every `.java` file of the folder into `.fencing-lab/classes` inside it, unless the
-/// classes there were compiled from these very sources.
+/// classes there were compiled here, by this JDK, from sources of these very contents.
 fn compile_java(dir: &Path, shown: &str) -> Result<PathBuf, ProtocolError> {
     let classes = dir.join(".fencing-lab").join("classes");
     let mut sources: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -238,8 +421,12 @@ fn compile_java(dir: &Path, shown: &str) -> Result<PathBuf, ProtocolError> {
         .collect();
     sources.sort();
     let stamp_file = dir.join(".fencing-lab").join("compiled-from");
-    let stamp = sources_stamp(&sources);
-    if classes.is_dir() && std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp) {
+    let key = sources_key(&jdk(), dir, &sources);
+    let compiled_from = |classes: &Path| key.as_ref().map(|k| stamp(k, classes));
+    let fresh = classes.is_dir()
+        && compiled_from(&classes)
+            .is_some_and(|stamp| std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp));
+    if fresh {
         return Ok(classes);
     }
     // A class of a source since deleted must not linger to be loaded.
@@ -260,7 +447,9 @@ fn compile_java(dir: &Path, shown: &str) -> Result<PathBuf, ProtocolError> {
         })?;
     if output.status.success() {
         // Only a record of what was compiled: a folder that cannot keep it compiles each time.
-        let _ = std::fs::write(&stamp_file, stamp);
+        if let Some(stamp) = compiled_from(&classes) {
+            let _ = std::fs::write(&stamp_file, stamp);
+        }
         return Ok(classes);
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -663,6 +852,119 @@ mod tests {
         fs::remove_file(&extra).unwrap();
         folder_command(starter.path()).unwrap();
         assert!(!extra_class.exists(), "a deleted source's class is gone");
+    }
+
+    /// `path` rewritten by `edit` to the same size, its time of change put back as it was.
+    fn edit_keeping_time(path: &Path, edit: impl Fn(&str) -> String) {
+        let modified = fs::metadata(path).unwrap().modified().unwrap();
+        let text = fs::read_to_string(path).unwrap();
+        let edited = edit(&text);
+        assert_ne!(edited, text, "the edit changes {}", path.display());
+        assert_eq!(edited.len(), text.len(), "the edit keeps the size");
+        fs::write(path, edited).unwrap();
+        let file = fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(modified).unwrap();
+        assert_eq!(fs::metadata(path).unwrap().modified().unwrap(), modified);
+    }
+
+    /// A Java starter with a class `Marker` that says `marker` (`old1` or `new2`).
+    fn java_starter_saying(marker: &str) -> tempfile::TempDir {
+        let starter = tempfile::tempdir().unwrap();
+        crate::lab::starter::init("java", starter.path()).unwrap();
+        fs::write(
+            starter.path().join("Marker.java"),
+            format!("class Marker {{ static final String SAYS = \"{marker}\"; }}\n"),
+        )
+        .unwrap();
+        starter
+    }
+
+    /// What the compiled `Marker` says: the marker of the source it was compiled from.
+    fn compiled_marker(dir: &Path) -> &'static str {
+        let class = fs::read(dir.join(".fencing-lab/classes/Marker.class")).unwrap();
+        let text = String::from_utf8_lossy(&class);
+        ["old1", "new2"]
+            .into_iter()
+            .find(|m| text.contains(m))
+            .unwrap_or("none")
+    }
+
+    /// The cache is keyed by the sources' contents: an edit that keeps a file's size and time
+    /// of change (or a copy that keeps times: `cp -p`, `rsync -a`, `tar`) compiles again.
+    #[test]
+    fn a_java_edit_that_keeps_size_and_time_compiles_again() {
+        if !jdk() {
+            return;
+        }
+        let starter = java_starter_saying("old1");
+        folder_command(starter.path()).unwrap();
+        assert_eq!(compiled_marker(starter.path()), "old1");
+        edit_keeping_time(&starter.path().join("Marker.java"), |t| {
+            t.replace("old1", "new2")
+        });
+        folder_command(starter.path()).unwrap();
+        assert_eq!(compiled_marker(starter.path()), "new2");
+        let stamp = fs::read_to_string(starter.path().join(".fencing-lab/compiled-from")).unwrap();
+        assert!(stamp.contains("tool: /"), "the JDK is in the key: {stamp}");
+        assert!(!stamp.contains(&shown(starter.path())), "no path: {stamp}");
+    }
+
+    /// Classes copied in with a folder (`cp -a`, a `.fencing-lab` committed to a repository)
+    /// are never trusted: a record names the folder its classes were written to, so the copy
+    /// compiles its own even where its record matches its sources.
+    #[test]
+    fn classes_copied_in_with_their_record_are_compiled_again() {
+        if !jdk() {
+            return;
+        }
+        let original = java_starter_saying("old1");
+        folder_command(original.path()).unwrap();
+        let copy = tempfile::tempdir().unwrap();
+        let status = Command::new("cp")
+            .arg("-a")
+            .arg(format!("{}/.", original.path().display()))
+            .arg(copy.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        // Classes that do not match the sources, beside a record that matches them.
+        let forged = copy.path().join(".fencing-lab/classes/Marker.class");
+        let class = fs::read(&forged).unwrap();
+        let text = String::from_utf8_lossy(&class).replace("old1", "new2");
+        fs::write(&forged, text.as_bytes()).unwrap();
+        assert_eq!(compiled_marker(copy.path()), "new2");
+        folder_command(copy.path()).unwrap();
+        assert_eq!(compiled_marker(copy.path()), "old1");
+        // The folder that compiled its classes keeps them.
+        let adapter = original.path().join(".fencing-lab/classes/Adapter.class");
+        let before = fs::metadata(&adapter).unwrap().modified().unwrap();
+        folder_command(original.path()).unwrap();
+        assert_eq!(fs::metadata(&adapter).unwrap().modified().unwrap(), before);
+    }
+
+    /// Cargo's own cache judges a crate by its files' times: where the contents differ from the
+    /// last build's, the crate is built again whatever the times say.
+    #[test]
+    fn a_rust_edit_that_keeps_size_and_time_builds_again() {
+        let starter = tempfile::tempdir().unwrap();
+        crate::lab::starter::init("rust", starter.path()).unwrap();
+        let lib = starter.path().join("src/lib.rs");
+        let mut text = fs::read_to_string(&lib).unwrap();
+        text.push_str("\npub const MARKER: &str = \"old1\";\n");
+        fs::write(&lib, text).unwrap();
+        let binary = starter.path().join("target/release/adapter");
+        let built_at = || fs::metadata(&binary).unwrap().modified().unwrap();
+        folder_command(starter.path()).unwrap();
+        let first = built_at();
+        edit_keeping_time(&lib, |t| t.replace("old1", "new2"));
+        folder_command(starter.path()).unwrap();
+        assert_ne!(built_at(), first, "the adapter is built again");
+        let stamp = fs::read_to_string(starter.path().join(".fencing-lab/built-from")).unwrap();
+        assert!(stamp.contains(" src/lib.rs\n"), "{stamp}");
+        // The same contents again: cargo is left to its own cache, which builds nothing.
+        let second = built_at();
+        folder_command(starter.path()).unwrap();
+        assert_eq!(built_at(), second);
     }
 
     #[test]

@@ -10,6 +10,7 @@ const RUN: Run<'static> = Run {
     folder: "subs",
     jobs: 1,
     seconds: 0.0,
+    slowest: &[],
 };
 
 /// A verdict of each kind, the failing ones ending on one of three steps.
@@ -113,9 +114,19 @@ proptest! {
             prop_assert_eq!(s.not_run.len(), r.not_run());
             prop_assert_eq!(s.total, r.outcomes.len());
         }
-        // Most failed first.
-        let failed: Vec<usize> = class.tallies.iter().map(|t| t.failed_by).collect();
-        prop_assert!(failed.windows(2).all(|w| w[0] >= w[1]), "{:?}", failed);
+        // The named rules written code broke first, most students first; then the broad
+        // checks; then the rules failed only where a method was still to write, or not judged.
+        let standing = |t: &Tally| match (t.check, t.broken_by()) {
+            (CheckId::Rule(_), 0) => 2,
+            (CheckId::Rule(_), _) => 0,
+            _ => 1,
+        };
+        let order: Vec<(u8, std::cmp::Reverse<usize>)> = class
+            .tallies
+            .iter()
+            .map(|t| (standing(t), std::cmp::Reverse(t.broken_by())))
+            .collect();
+        prop_assert!(order.windows(2).all(|w| w[0] <= w[1]), "{:?}", order);
     }
 
     /// JSON, CSV, Markdown and the text table tell the same counts for every student and check.
@@ -123,7 +134,7 @@ proptest! {
     fn every_view_tells_the_same_counts((kinds, error_every) in a_class()) {
         let graded = class_of(&kinds, error_every);
         let class = Class::of(&graded, &Points::default(), false);
-        let run = Run { folder: "subs", jobs: 2, seconds: 1.25 };
+        let run = Run { folder: "subs", jobs: 2, seconds: 1.25, slowest: &[] };
         let json = class.json(1.25, 2);
         let csv = csv_records(&class.csv());
         let text = class.text(run);
@@ -332,8 +343,9 @@ fn a_submission_that_did_not_start_shows_why_and_is_counted_as_broken() {
     );
     let text = class.text(RUN);
     let row = text.lines().find(|l| l.starts_with("bob")).unwrap();
-    assert!(row.contains("python3 is not installed"), "{row}");
+    assert!(row.ends_with("did not start (below)"), "{row}");
     assert!(row.contains("0/1"), "{row}");
+    assert!(text.contains("\nbob: python3 is not installed\n"), "{text}");
     assert!(
         text.contains("1 submission stopped early or did not start"),
         "{text}"
@@ -585,13 +597,13 @@ fn a_row_names_its_language_and_failed_checks_and_no_sentence_counts_zero() {
     assert_eq!(cells[..3], ["bob", "-", "0/1"], "{row}");
 }
 
-/// A submission that stopped part way shows the checks it failed, then its error: the text row
-/// keeps the error's first 72 characters (71 and a mark where it cut), every other view all of
-/// it; with nothing failed, the error alone.
+/// A submission that stopped part way shows the checks it failed, then its error, never cut
+/// before its cause (which may come last: a program's last stderr line): the text row points
+/// below its table, where the error is whole, every other view has it whole in the row.
 #[test]
-fn a_rows_error_follows_its_failures_and_the_text_cuts_it_at_72_characters() {
+fn a_rows_error_follows_its_failures_and_is_told_whole() {
     let stale = CheckId::Rule(Rule::WriteStaleRejected);
-    let row_of = |failed: bool, error: &str| {
+    let views_of = |failed: bool, started: bool, error: &str| {
         let first = match failed {
             true => Verdict::Failed(a_failure(Rule::WriteStaleRejected)),
             false => Verdict::Passed,
@@ -601,24 +613,167 @@ fn a_rows_error_follows_its_failures_and_the_text_cuts_it_at_72_characters() {
             outcome(CheckId::Random, Verdict::NotRun("x".into())),
         ]);
         r.error = Some(error.to_owned());
+        if !started {
+            r.language = String::new();
+        }
         let class = Class::of(&[("ann".into(), r)], &Points::default(), false);
-        let text = class.text(RUN);
-        let markdown = class.markdown(RUN);
-        let row = |view: &str| view.lines().find(|l| l.contains("ann")).unwrap().to_owned();
-        (row(&text), row(&markdown))
+        (class.text(RUN), class.markdown(RUN), class.csv())
     };
-    let long = "e".repeat(80);
-    let (text, markdown) = row_of(true, &long);
-    let cut = format!("{}…", "e".repeat(71));
+    let row = |view: &str| view.lines().find(|l| l.contains("ann")).unwrap().to_owned();
+    let long = format!(
+        "in the experiments run before the checks, the program exited; its stderr ends: {}\
+         NameError: name 'leases' is not defined",
+        "x".repeat(80)
+    );
+    let (text, markdown, csv) = views_of(true, true, &long);
     assert!(
-        text.ends_with(&format!("write-stale-rejected; then: {cut}")),
+        row(&text).ends_with("write-stale-rejected; then: stopped (below)"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("\nann: {long}\n")), "{text}");
+    assert!(
+        row(&markdown).contains(&format!("; then: {} |", markdown_cell(&long))),
+        "{markdown}"
+    );
+    assert!(csv.contains(&long), "{csv}");
+    // An error that names the submission first is told as it is.
+    let (text, _, _) = views_of(
+        false,
+        false,
+        "ann holds no lab starter: expected lock_service.py",
+    );
+    assert!(
+        row(&text).ends_with("1/2     did not start (below)"),
         "{text}"
     );
     assert!(
-        markdown.contains(&format!("; then: {long} |")),
+        text.contains("\nann holds no lab starter: expected lock_service.py\n"),
+        "{text}"
+    );
+}
+
+/// The text and the page name the longest-running submissions under their heading.
+#[test]
+fn the_slowest_submissions_are_named_under_the_heading() {
+    let class = Class::of(&[("ada".into(), report(vec![]))], &Points::default(), false);
+    let slowest = [
+        ("ada".to_owned(), 4.14),
+        ("ben".to_owned(), 2.0),
+        ("cy".to_owned(), 0.01),
+    ];
+    let run = Run {
+        slowest: &slowest,
+        ..RUN
+    };
+    let text = class.text(run);
+    assert_eq!(
+        text.lines().nth(1),
+        Some("slowest: ada 4.1 s, ben 2.0 s"),
+        "{text}"
+    );
+    let markdown = class.markdown(run);
+    assert!(
+        markdown.contains("\n\nslowest: ada 4.1 s, ben 2.0 s\n\n"),
         "{markdown}"
     );
-    let whole = "e".repeat(72);
-    let (text, _) = row_of(false, &whole);
-    assert!(text.ends_with(&format!("1/2     {whole}")), "{text}");
+    assert_eq!(class.text(RUN).lines().nth(1), Some(""));
+}
+
+/// The check table leads with the rules to re-teach (named rules written code failed, most
+/// students first), then the broad checks, then the rules only starters not begun failed; each
+/// row with its most common first failing step and how many share it.
+#[test]
+fn the_rules_to_reteach_lead_the_table_and_the_broad_checks_follow() {
+    let fails = |rule: Rule, step: &str| {
+        let mut failure = a_failure(rule);
+        failure.transcript.push(format!("t=1.0    {step} -> ok"));
+        Verdict::Failed(failure)
+    };
+    let todo = || {
+        let mut failure = a_failure(Rule::Holder);
+        failure.not_implemented = Some("LockService.holder".into());
+        Verdict::Failed(failure)
+    };
+    let stale = Rule::WriteStaleRejected;
+    let per_key = Rule::PerKey;
+    let student = |random: bool, stale_too: bool, per_key_too: bool| {
+        let verdict = |yes: bool, v: Verdict| if yes { v } else { Verdict::Passed };
+        report(vec![
+            outcome(
+                CheckId::Rule(per_key),
+                verdict(per_key_too, fails(per_key, "write(log, \"a\", 1)")),
+            ),
+            outcome(
+                CheckId::Rule(stale),
+                verdict(stale_too, fails(stale, "write(file, \"b\", 1)")),
+            ),
+            outcome(CheckId::Rule(Rule::Holder), todo()),
+            outcome(
+                CheckId::Random,
+                verdict(random, fails(stale, "write(file, \"c\", 2)")),
+            ),
+        ])
+    };
+    let graded = vec![
+        ("ada".to_owned(), student(true, true, false)),
+        ("ben".to_owned(), student(true, false, true)),
+        ("cy".to_owned(), student(true, false, true)),
+    ];
+    let class = Class::of(&graded, &Points::default(), false);
+    let ids: Vec<&str> = class.tallies.iter().map(|t| t.check.id()).collect();
+    assert_eq!(ids, ["per-key", "write-stale-rejected", "random", "holder"]);
+    let text = class.text(RUN);
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Check "))
+        .skip(1)
+        .take(3)
+        .collect();
+    assert!(
+        rows[0].starts_with("per-key ") && rows[0].ends_with("write(log, \"a\", 1) (2 of 2)"),
+        "{text}"
+    );
+    assert!(
+        rows[1].starts_with("write-stale-rejected ") && rows[1].ends_with("(1 of 1)"),
+        "{text}"
+    );
+    assert!(
+        rows[2].starts_with("random ")
+            && rows[2].ends_with("write-stale-rejected: write(file, \"c\", 2) (3 of 3)"),
+        "{text}"
+    );
+}
+
+/// Groups of the same code are named in the text, the page and the JSON, with what they mean.
+#[test]
+fn the_same_code_is_listed_in_every_view_that_reads_the_class() {
+    let graded: Vec<(String, Report)> = ["ada", "ben", "cy", "dee", "eve"]
+        .into_iter()
+        .map(|n| {
+            (
+                n.to_owned(),
+                report(vec![outcome(CheckId::Random, Verdict::Passed)]),
+            )
+        })
+        .collect();
+    let mut class = Class::of(&graded, &Points::default(), false);
+    assert!(!class.text(RUN).contains("same code"));
+    class.same_code = vec![
+        vec!["ada".into(), "ben".into()],
+        vec!["cy".into(), "dee".into(), "eve".into()],
+    ];
+    let text = class.text(RUN);
+    assert!(
+        text.contains("\nsame code: ada, ben\nsame code: cy, dee, eve\nSame code: "),
+        "{text}"
+    );
+    let markdown = class.markdown(RUN);
+    assert!(
+        markdown.contains("## Same code\n\n- same code: ada, ben\n- same code: cy, dee, eve\n"),
+        "{markdown}"
+    );
+    assert_eq!(
+        class.json(0.0, 1)["same_code"],
+        serde_json::json!([["ada", "ben"], ["cy", "dee", "eve"]])
+    );
 }

@@ -11,6 +11,8 @@ pub struct Run<'a> {
     pub folder: &'a str,
     pub jobs: usize,
     pub seconds: f64,
+    /// The submissions that took longest, slowest first, with their seconds.
+    pub slowest: &'a [(String, f64)],
 }
 
 impl Run<'_> {
@@ -24,12 +26,28 @@ impl Run<'_> {
             self.seconds
         )
     }
+
+    /// "slowest: ada 4.1 s, ben 2.0 s", or nothing when no submission was timed.
+    fn slowest_line(&self) -> Option<String> {
+        let named: Vec<String> = self
+            .slowest
+            .iter()
+            // A submission that took no time to speak of (one that did not start) is not slow.
+            .filter(|(_, seconds)| *seconds >= 0.05)
+            .map(|(name, seconds)| format!("{} {seconds:.1} s", printable(name)))
+            .collect();
+        (!named.is_empty()).then(|| format!("slowest: {}", named.join(", ")))
+    }
 }
 
 impl Class {
     /// A table a student a row, then a check a row, most failed first.
     pub fn text(&self, run: Run) -> String {
-        let mut out = format!("{}\n\n", run.heading(self));
+        let mut out = format!("{}\n", run.heading(self));
+        if let Some(slowest) = run.slowest_line() {
+            out.push_str(&format!("{slowest}\n"));
+        }
+        out.push('\n');
         let rows: Vec<[String; 4]> = self
             .students
             .iter()
@@ -46,6 +64,13 @@ impl Class {
         let head = ["Submission", "Language", result, "Failing"].map(String::from);
         out.push_str(&table(&head, &rows));
         out.push('\n');
+        // Why a submission stopped, whole: its cause may come last (a program's last stderr
+        // line), so the row only points here.
+        let stopped: Vec<String> = self.students.iter().filter_map(why_stopped).collect();
+        if !stopped.is_empty() {
+            out.push_str(&stopped.join("\n"));
+            out.push_str("\n\n");
+        }
         // What written code got wrong; a check failed only where a method was still to write
         // is counted below, not listed.
         let (failed, clean): (Vec<&Tally>, Vec<&Tally>) = self
@@ -113,12 +138,23 @@ impl Class {
                 counted(unwritten as u64, "submission is", "submissions are")
             ));
         }
+        if !self.same_code.is_empty() {
+            out.push('\n');
+            for group in &self.same_code {
+                out.push_str(&format!("same code: {}\n", names_of(group)));
+            }
+            out.push_str(SAME_CODE);
+            out.push('\n');
+        }
         out
     }
 
     /// The same tables in Markdown, every cell escaped so a student's text stays text.
     pub fn markdown(&self, run: Run) -> String {
         let mut out = format!("# {}\n\n", markdown_cell(&run.heading(self)));
+        if let Some(slowest) = run.slowest_line() {
+            out.push_str(&format!("{}\n\n", markdown_cell(&slowest)));
+        }
         let result = if self.scored { "Score" } else { "Passed" };
         out.push_str(&format!("| Submission | Language | {result} | Failing |\n"));
         out.push_str("|---|---|---:|---|\n");
@@ -145,6 +181,16 @@ impl Class {
                 &not_run,
                 &step,
             ]));
+        }
+        if !self.same_code.is_empty() {
+            out.push_str("\n## Same code\n\n");
+            for group in &self.same_code {
+                out.push_str(&format!(
+                    "- same code: {}\n",
+                    markdown_cell(&names_of(group))
+                ));
+            }
+            out.push_str(&format!("\n{}\n", markdown_cell(SAME_CODE)));
         }
         out
     }
@@ -209,6 +255,17 @@ impl Class {
     }
 }
 
+/// What a "same code" line means.
+const SAME_CODE: &str = "Same code: the student files are the same once whitespace, comments \
+                         and the names chosen are set aside (a starter not begun aside): a hint \
+                         to look at them side by side, not a verdict.";
+
+/// "ada, ben", each name shown as it is.
+fn names_of(group: &[String]) -> String {
+    let names: Vec<String> = group.iter().map(|n| printable(n).into_owned()).collect();
+    names.join(", ")
+}
+
 fn language_of(s: &Student) -> String {
     if s.language.is_empty() {
         "-".to_owned()
@@ -221,8 +278,17 @@ fn language_of(s: &Student) -> String {
 /// in fails every check, and a row a screen long hides the class.
 const TEXT_FAILING_SHOWN: usize = 5;
 
-/// How much of a submission's error a text row shows.
-const TEXT_ERROR_SHOWN: usize = 72;
+/// A submission's error, whole, on a line of its own below the text table: led by its name
+/// unless the error itself begins with it (`eve holds no lab starter: ...`).
+fn why_stopped(s: &Student) -> Option<String> {
+    let error = printable(s.error.as_deref()?);
+    let name = printable(&s.name);
+    Some(if error.starts_with(&format!("{name} ")) {
+        error.into_owned()
+    } else {
+        format!("{name}: {error}")
+    })
+}
 
 /// The checks failed (the first `most` of them, then how many more), or why none could run.
 fn failing_of(s: &Student, most: Option<usize>) -> String {
@@ -251,15 +317,12 @@ fn failing_of(s: &Student, most: Option<usize>) -> String {
         _ => failing.join(", "),
     };
     if let Some(error) = &s.error {
-        let error = printable(error);
-        // A text row keeps the error's start; the whole sentence is in every other view and in
-        // the student's own report.
+        // A text row says where the error is, told whole under the table (never cut before its
+        // cause); every other view has it in the row.
         let error = match most {
-            Some(_) if error.chars().count() > TEXT_ERROR_SHOWN => format!(
-                "{}…",
-                error.chars().take(TEXT_ERROR_SHOWN - 1).collect::<String>()
-            ),
-            _ => error.into_owned(),
+            Some(_) if s.language.is_empty() => "did not start (below)".to_owned(),
+            Some(_) => "stopped (below)".to_owned(),
+            None => printable(error).into_owned(),
         };
         text = if failing.is_empty() {
             error
