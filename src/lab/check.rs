@@ -64,6 +64,7 @@ pub fn run_watched(
 
 /// [`run`], the report and its replay lines naming the program `named` (a submission by its
 /// folder's name in its class) while a fresh program, where one stops, is started from `real`.
+#[cfg(not(target_family = "wasm"))]
 pub fn run_as(
     named: &Target,
     real: &Target,
@@ -74,6 +75,7 @@ pub fn run_as(
     run_named(named, real, program, plan, &mut |_| {}, decided)
 }
 
+#[cfg(not(target_family = "wasm"))]
 fn run_named(
     target: &Target,
     real: &Target,
