@@ -450,3 +450,93 @@ fn an_endless_loop_in_the_page_ends_in_one_sentence_and_the_tab_stays_usable() {
     assert_eq!(reset, json!(true));
     assert_eq!(complaints(&mut browser, &page), Vec::<String>::new());
 }
+
+/// What a reader cannot reach: the page's width beyond the viewport's, and every element shown
+/// outside the viewport's width that no box of its own scrolls to (the screen's 80 columns may
+/// scroll sideways on a phone; a button or a line of prose may not).
+const CUT_OFF: &str = "(() => { const width = innerWidth; const cut = []; \
+    for (const e of document.querySelectorAll('body *')) { \
+      const r = e.getBoundingClientRect(); if (r.width === 0 || r.height === 0) continue; \
+      let box = e.parentElement, scrolls = false; \
+      while (box) { const o = getComputedStyle(box).overflowX; \
+        if (o === 'auto' || o === 'scroll') { scrolls = true; break; } box = box.parentElement; } \
+      if (!scrolls && (r.right > width + 0.5 || r.left < -0.5)) \
+        cut.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + ' ' + \
+          (e.textContent || '').trim().slice(0, 20) + ' at ' + Math.round(r.left) + '..' + Math.round(r.right)); \
+    } \
+    return [document.documentElement.scrollWidth, cut]; })()";
+
+fn nothing_cut(browser: &mut cdp::Browser, width: u32, what: &str) {
+    let shown = browser.eval(CUT_OFF);
+    assert_eq!(
+        shown,
+        json!([width, []]),
+        "{what} at {width} px wide: the page's width, and what is cut off"
+    );
+}
+
+/// A student's phone and a lecturer's laptop: at 390x844 and 1280x800 nothing of either page is
+/// out of reach (the screen scrolls in its own box), and on the laptop the whole screen shows
+/// above the fold. The check of the check: a button made too wide is seen as cut off.
+#[test]
+fn both_pages_fit_a_phone_and_a_laptop() {
+    let Some(exe) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let lesson = dir.path().join("lesson.html");
+    let lab = dir.path().join("lab.html");
+    tool(&["export", "gc-pause", "-o", lesson.to_str().unwrap()]);
+    tool(&["export", "--lab", "-o", lab.to_str().unwrap()]);
+    for (width, height) in [(390, 844), (1280, 800)] {
+        let profile = dir.path().join(format!("lesson-{width}"));
+        let mut browser = open(&exe, &profile, &lesson, width, height);
+        wait(
+            &mut browser,
+            "document.getElementById('live').dataset.ready !== undefined",
+        );
+        nothing_cut(&mut browser, width, "the lesson's first screen");
+        for key in ["n", "n", "n", "n", "n", "n", "n"] {
+            press(&mut browser, key);
+        }
+        assert_eq!(
+            browser.eval("document.getElementById('live').dataset.mode"),
+            json!("question")
+        );
+        nothing_cut(&mut browser, width, "the lesson's question");
+        press(&mut browser, "?");
+        nothing_cut(&mut browser, width, "the lesson's help");
+        let screen = browser.eval(
+            "(() => { const s = document.getElementById('screen'); const r = s.getBoundingClientRect(); \
+             return [getComputedStyle(s).overflowX, s.scrollWidth <= s.clientWidth, r.bottom <= innerHeight]; })()",
+        );
+        assert_eq!(
+            screen[0],
+            json!("auto"),
+            "the screen scrolls in its own box"
+        );
+        if width >= 1280 {
+            assert_eq!(screen[1], json!(true), "all 80 columns show at {width} px");
+            assert_eq!(screen[2], json!(true), "the screen is above the fold");
+        }
+        assert_eq!(complaints(&mut browser, &lesson), Vec::<String>::new());
+
+        let profile = dir.path().join(format!("lab-{width}"));
+        let mut browser = open(&exe, &profile, &lab, width, height);
+        wait(
+            &mut browser,
+            "document.documentElement.classList.contains('ready')",
+        );
+        nothing_cut(&mut browser, width, "the lab page");
+        browser.eval("document.getElementById('check').style.minWidth = '2000px'");
+        let seen = browser.eval(CUT_OFF);
+        assert!(
+            seen[1]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c.as_str().unwrap().starts_with("button#check")),
+            "a button wider than the phone is seen as cut off: {seen}"
+        );
+    }
+}

@@ -80,7 +80,7 @@ fn a_reply_that_is_no_reply_is_one_sentence() {
     assert!(
         error
             .sentence
-            .starts_with("your code replied '{\"id\":0,\"nonsense\":1}', which"),
+            .starts_with("your code replied '{\"nonsense\":1,\"id\":0}', which"),
         "{}",
         error.sentence
     );
