@@ -4,8 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::args::{ChaosArgs, CheckChoice, Format};
+use super::args::{ChaosArgs, Format};
 use super::report::{counts, settings_without_seed, stream, summary_json};
+use super::values::CheckChoice;
 use super::Failure;
 use crate::sim::text::counted;
 use crate::sim::{Keep, Ms, Scenario, Setup, Stats, World};

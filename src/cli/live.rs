@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use clap::ValueEnum;
 use serde_json::{json, Value};
 
-use super::args::{parse_seed, parse_time};
+use super::values::{parse_seed, parse_time};
 use super::Failure;
 use crate::live::http::Url;
 use crate::live::{self, Fault, Finished, Said, Settings, Start};

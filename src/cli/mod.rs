@@ -10,6 +10,7 @@ pub mod lab;
 pub mod live;
 pub mod progress;
 pub mod report;
+pub mod values;
 
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
