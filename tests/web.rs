@@ -540,3 +540,51 @@ fn both_pages_fit_a_phone_and_a_laptop() {
         );
     }
 }
+
+/// `export --lab` runs the code pasted into the page on a lesson the module carries: the
+/// settings of a run, which it would ignore, are refused in one sentence each, as is a lesson
+/// that is a file.
+#[test]
+fn the_lab_page_refuses_what_it_would_ignore() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("lab.html");
+    let out = page.to_str().unwrap();
+    for given in [
+        &["--no-fencing"][..],
+        &["--check", "strict"],
+        &["--seed", "4"],
+        &["--as", "etcd"],
+        &["--until", "3"],
+        &["--impl", "."],
+        &["--static"],
+        &["--", "node", "adapter.mjs"],
+    ] {
+        let mut args = vec!["export", "--lab", "-o", out];
+        args.extend_from_slice(given);
+        let (code, stdout, err) = tool(&args);
+        assert_eq!(code, Some(2), "{given:?}: {err}");
+        assert!(
+            stdout.is_empty() && err.lines().count() == 1,
+            "{given:?}: {err}"
+        );
+        assert!(
+            err.contains(given[0].trim_start_matches('-')) || given[0] == "--",
+            "{err}"
+        );
+    }
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/scenarios/gc-pause.toml"
+    );
+    let (code, _, err) = tool(&["export", file, "--lab", "-o", out]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("watches a built-in lesson"), "{err}");
+    assert!(!page.exists(), "no page was written");
+    let (code, _, err) = tool(&["export", "renew", "--lab", "-o", out]);
+    assert_eq!(code, Some(0), "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("data-scenario=\"renew\""),
+        "watch it plays renew"
+    );
+}

@@ -117,8 +117,8 @@ pub enum Command {
         #[arg(long = "static", conflicts_with = "lab")]
         steps_only: bool,
         /// The lab in a browser tab instead: paste or edit a lock_service.mjs, check it with the
-        /// checker's own rules, and watch SCENARIO played on it.
-        #[arg(long)]
+        /// checker's own rules, and watch SCENARIO (a built-in one) played on it.
+        #[arg(long, conflicts_with_all = ["no_fencing", "check", "seed", "implementation", "system", "command", "until"])]
         lab: bool,
     },
     /// Seeded chaos runs: three clients, one lock, random work and GC stalls, one crash.

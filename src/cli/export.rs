@@ -190,6 +190,13 @@ pub fn export(
             ))
         })?;
     }
+    // The page's "watch it" plays a lesson the module carries, on the code pasted into the page.
+    if kind == Page::Lab && crate::sim::Scenario::built_in(scenario).is_none() {
+        return Err(Failure::usage(format!(
+            "the lab page watches a built-in lesson, and '{}' is not one (see `fencing-lab list`)",
+            printable(scenario)
+        )));
+    }
     let (setup, fault) = setup_with_impl(scenario, world)?;
     let until = until.unwrap_or(setup.scenario.end);
     let page = match kind {
