@@ -808,3 +808,191 @@ fn a_class_is_told_the_rules_to_reteach_first_and_the_same_code() {
     let (_, text, _) = tool(&["grade", class.to_str().unwrap()]);
     assert!(text.contains("\nsame code: ada, ben\n"), "{text}");
 }
+
+/// A submission whose code deletes every folder beside its own, relative (`../*`) and by the
+/// class's own path, harms no other: each program runs in a private copy, with namespaces where
+/// the machine has them (the other folders read-only: nothing is changed) and by copies alone
+/// where it has not (FENCING_LAB_ISOLATION=copies: what the program changed is put back, and
+/// said). The other submission is graded as its own check grades it, and its folder is byte for
+/// byte what it was; the class's report says which isolation was used.
+#[test]
+fn a_submission_that_deletes_its_neighbours_harms_no_other() {
+    if !can_run("js") {
+        return;
+    }
+    for isolation in ["namespaces", "copies"] {
+        let class = tempfile::tempdir().unwrap();
+        let root = class.path().canonicalize().unwrap();
+        let correct = zoo("js")
+            .into_iter()
+            .find(|e| e.name == "js-throw-map")
+            .unwrap();
+        let vandal = build(&correct, &root);
+        let vandal = {
+            let renamed = root.join("a-vandal");
+            std::fs::rename(&vandal, &renamed).unwrap();
+            renamed
+        };
+        let code = std::fs::read_to_string(vandal.join("lock_service.mjs")).unwrap();
+        let prologue = format!(
+            "import * as fs from \"node:fs\";\n\
+             const me = process.cwd().split(\"/\").pop();\n\
+             for (const place of [\"..\", {class:?}]) {{\n\
+               try {{ for (const name of fs.readdirSync(place)) if (name !== me && name !== \"a-vandal\")\n\
+                 try {{ fs.rmSync(place + \"/\" + name, {{recursive: true, force: true}}); }} catch {{}} }} catch {{}}\n\
+             }}\n",
+            class = root.display().to_string()
+        );
+        std::fs::write(vandal.join("lock_service.mjs"), prologue + &code).unwrap();
+        let neighbour = build(&correct, &root);
+        let before = files_of(&neighbour);
+        let own = own_check(&neighbour);
+        let output = Command::new(BIN)
+            .args([
+                "grade",
+                root.to_str().unwrap(),
+                "--format",
+                "json",
+                "--jobs",
+                "1",
+            ])
+            .env(
+                "FENCING_LAB_ISOLATION",
+                if isolation == "copies" { "copies" } else { "" },
+            )
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let graded: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{isolation}: {e}: {stderr}"));
+        assert_eq!(
+            files_of(&neighbour),
+            before,
+            "{isolation}: the neighbour is unchanged"
+        );
+        let row = graded["submissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == neighbour.file_name().unwrap().to_str().unwrap())
+            .unwrap_or_else(|| panic!("{isolation}: {graded}"));
+        assert_eq!(row["passed"], own["passed"], "{isolation}: {row}");
+        assert_eq!(row["passed"], row["total"], "{isolation}: {row}");
+        let said = graded["isolation"].as_str().unwrap_or_default();
+        assert!(said.contains("private copy"), "{isolation}: {said}");
+        if isolation == "copies" {
+            assert!(said.contains("no namespaces"), "{said}");
+        }
+        // Read-only, the folder was never changed; by copies alone, it was and is put back.
+        let put_back = format!(
+            "{}'s folder was changed while the class was graded",
+            correct.name
+        );
+        assert_eq!(
+            stderr.contains(&put_back),
+            isolation == "copies",
+            "{isolation}: {stderr}"
+        );
+    }
+}
+
+/// Every file under `dir` (build caches apart) with its bytes.
+fn files_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut folders = vec![dir.to_owned()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            let name = path.strip_prefix(dir).unwrap().display().to_string();
+            if name.starts_with(".fencing-lab") || name.starts_with("target") {
+                continue;
+            }
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                files.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// A fork bomb, graded as a user held to a few processes (`ulimit -u`, which binds no root, so
+/// the grading runs as nobody): the bomb is graded failed, the class after it is graded as its
+/// own checks grade it, and the grader never panics for want of a thread or a process.
+#[test]
+fn a_fork_bomb_fails_alone_and_the_class_goes_on() {
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout == b"0\n");
+    let has_setpriv = Command::new("setpriv").arg("--version").output().is_ok();
+    if !can_run("js") || !is_root || !has_setpriv {
+        eprintln!("SKIPPED: needs node, root and setpriv (to grade as nobody under ulimit -u)");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let place = tempfile::tempdir().unwrap();
+    let root = place.path().canonicalize().unwrap();
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = root.join("fencing-lab");
+    std::fs::copy(BIN, &bin).unwrap();
+    let class = root.join("class");
+    let correct = zoo("js")
+        .into_iter()
+        .find(|e| e.name == "js-throw-map")
+        .unwrap();
+    let bomb = build(&correct, &class);
+    let bomb = {
+        let renamed = class.join("a-bomb");
+        std::fs::rename(&bomb, &renamed).unwrap();
+        renamed
+    };
+    let code = std::fs::read_to_string(bomb.join("lock_service.mjs")).unwrap();
+    // Forks without end and never gets to answer: the machine is out of processes meanwhile.
+    let prologue = "import { spawnSync } from \"node:child_process\";\n\
+        for (;;) spawnSync(\"sh\", [\"-c\", \"sleep 30 & sleep 30 & sleep 30 &\"]);\n";
+    std::fs::write(bomb.join("lock_service.mjs"), prologue.to_owned() + &code).unwrap();
+    for name in ["b-ok", "c-ok"] {
+        std::fs::rename(build(&correct, &class), class.join(name)).unwrap();
+    }
+    let chown = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(&class)
+        .status()
+        .unwrap();
+    assert!(chown.success());
+    let script = format!(
+        "ulimit -u 150; exec {} grade {} --format json --jobs 1",
+        bin.display(),
+        class.display()
+    );
+    let output = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .env("HOME", &root)
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "{:?}: {stderr}",
+        output.status
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let graded: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let rows = graded["submissions"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{graded}");
+    for row in rows {
+        let whole = row["passed"] == row["total"];
+        assert_eq!(whole, row["name"] != "a-bomb", "{row}");
+    }
+}

@@ -52,11 +52,20 @@ pub fn run(out: &mut impl Write, args: &GradeArgs) -> Result<ExitCode, Failure> 
         .join(grade::TIMES_FILE);
     let last = Times::read(&times_file);
     let order = grade::schedule(&submissions, &last.seconds);
-    let _interrupts = super::interrupt::Interrupts::end_programs_on_signal();
+    // Every submission copied before any program runs: none can reach another's folder.
+    let guard_too: Vec<PathBuf> = args.output.iter().cloned().collect();
+    let copies =
+        grade::Copies::make(&args.submissions, &submissions, &guard_too).map_err(Failure::usage)?;
     let progress = Progress::on_stderr(submissions.len());
     let written = std::sync::Mutex::new(Ok(()));
     let started = Instant::now();
-    let check = grade::check_submission;
+    let check = |one: &grade::Submission, plan: &crate::lab::Plan| {
+        let i = submissions
+            .iter()
+            .position(|s| std::ptr::eq(s, one))
+            .expect("a submission of the class");
+        copies.check(i, one, plan)
+    };
     let graded = grade::grade(&submissions, &plan, jobs, &order, &check, &|one| {
         progress.graded(one);
         if let Some(dir) = &args.output {
@@ -69,6 +78,25 @@ pub fn run(out: &mut impl Write, args: &GradeArgs) -> Result<ExitCode, Failure> 
     });
     progress.finish();
     let seconds = started.elapsed().as_secs_f64();
+    for (name, links) in submissions.iter().map(|s| &s.name).zip(&copies.links_out) {
+        if !links.is_empty() {
+            super::say(&format!(
+                "grade: {}: left out of its copy, as links out of its folder: {}",
+                printable(name),
+                links.join(", ")
+            ));
+        }
+    }
+    for (name, paths) in copies.restore_changed(&submissions) {
+        super::say(&format!(
+            "grade: {}'s folder was changed while the class was graded ({paths} path{} differed, \
+             a program's doing): it is put back as it was, and its grade is of it as it was",
+            printable(&name),
+            if paths == 1 { "" } else { "s" }
+        ));
+    }
+    let isolation = copies.isolation;
+    drop(copies);
     // A report that could not be written is said after the class's tables, never instead.
     let written = written.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(dir) = &args.output {
@@ -97,12 +125,17 @@ pub fn run(out: &mut impl Write, args: &GradeArgs) -> Result<ExitCode, Failure> 
         jobs: jobs.min(submissions.len()),
         seconds,
         slowest: &slowest,
+        isolation: Some(isolation.sentence()),
     };
     match args.format {
         GradeFormat::Text => write!(out, "{}", class.text(run))?,
         GradeFormat::Markdown => write!(out, "{}", class.markdown(run))?,
         GradeFormat::Csv => write!(out, "{}", class.csv())?,
-        GradeFormat::Json => writeln!(out, "{}", class.json(seconds, run.jobs))?,
+        GradeFormat::Json => {
+            let mut json = class.json(seconds, run.jobs);
+            json["isolation"] = isolation.sentence().into();
+            writeln!(out, "{json}")?
+        }
     }
     out.flush()?;
     written?;

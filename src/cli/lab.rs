@@ -157,7 +157,6 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
     }
     // Each check's lines go out as soon as it is decided; a failed write ends the check.
     let mut written = Ok(());
-    let interrupts = super::interrupt::Interrupts::end_programs_on_signal();
     let spinner = Spinner::on_stderr();
     let report = check::run_watched(
         &target,
@@ -174,7 +173,6 @@ pub fn run_check(out: &mut impl Write, args: &CheckArgs) -> Result<ExitCode, Fai
     );
     spinner.finish();
     // The UI that --tui opens handles the signals itself.
-    drop(interrupts);
     written?;
     write_report(out, args.format, &report, &points, scored)?;
     if let Some(error) = &report.error {

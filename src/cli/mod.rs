@@ -156,7 +156,11 @@ pub fn main(stdout_closed: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(cli) {
+    // Every descendant is ours to end, on every way out (the signal threads end them too).
+    crate::lab::program::children::adopt_orphans();
+    let result = run(cli);
+    crate::lab::program::children::end_all();
+    match result {
         Ok(code) => code,
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Output(e)) => {
@@ -228,6 +232,12 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     // Locked per command, never across the UI: the signal thread must be able to write the
     // terminal's restore sequence while the UI runs.
     let stdout = io::stdout();
+    // A signal ends what a command started, from its first instant: the terminal UI keeps it
+    // until its own signal thread takes over, and the live lesson ends its processes itself.
+    let _interrupts = match &cli.command {
+        Some(Command::Live(_) | Command::LiveClient(_)) => None,
+        _ => Some(interrupt::Interrupts::end_programs_on_signal()),
+    };
     match cli.command {
         None => open_ui("gc-pause", &WorldArgs::default(), None, None),
         Some(Command::Tui {
@@ -522,8 +532,11 @@ pub(crate) fn open_ui(
         // A replay plays itself back; every key still works (pause, step, travel).
         app.update(tui::Action::TogglePlay);
     }
-    let app = tui::run_terminal(app, save.clone())
-        .map_err(|e| Failure::usage(format!("the terminal UI failed: {e}")))?;
+    // The terminal's own signal thread restores it first, then ends the programs.
+    interrupt::terminal_has_signals(true);
+    let app = tui::run_terminal(app, save.clone());
+    interrupt::terminal_has_signals(false);
+    let app = app.map_err(|e| Failure::usage(format!("the terminal UI failed: {e}")))?;
     if let Some(path) = save {
         let result = path.save(app.session());
         let failed = result.is_err();

@@ -366,8 +366,9 @@ impl Walk<'_> {
 }
 
 /// Plans the exhaustive scripts of `length` on another thread, while a program starts.
+/// Without a thread to spare, they are planned when first asked for instead.
 pub fn plan_ahead(length: u32) {
-    std::thread::spawn(move || distinct_scripts(length));
+    let _ = std::thread::Builder::new().spawn(move || distinct_scripts(length));
 }
 
 /// Every script of `length` letters, in counting order (the first letter varying fastest).

@@ -13,6 +13,10 @@ use super::class::same;
 use super::target::Target;
 use crate::sim::text::printable;
 
+mod private;
+
+pub use private::Copies;
+
 /// One student's lab folder.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Submission {
@@ -112,12 +116,18 @@ pub fn named(submission: &Submission) -> Target {
 /// [`named`] does, and every path to its folder in what it says (an error, a stderr line, a
 /// refusal) is that name too.
 pub fn check_submission(submission: &Submission, plan: &Plan) -> Report {
-    let real = Target::Folder(submission.dir.clone());
+    check_in(submission, &submission.dir, plan)
+}
+
+/// [`check_submission`], run in `dir` (the submission's private copy, or its folder).
+fn check_in(submission: &Submission, dir: &Path, plan: &Plan) -> Report {
+    let real = Target::Folder(dir.to_owned());
     let named = named(submission);
     let mut report = match real.start(plan.timeouts) {
         Ok(program) => check::run_as(&named, &real, program, plan, &mut |_| {}),
         Err(e) => Report::not_started(&named, plan, &e),
     };
+    relative(&mut report, dir, &named.describe());
     relative(&mut report, &submission.dir, &named.describe());
     report
 }
@@ -255,24 +265,34 @@ pub fn grade(
 ) -> Vec<Graded> {
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<Option<Graded>>> = Mutex::new(vec![None; submissions.len()]);
+    let work = || {
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let Some(submission) = submissions.get(i) else {
+                continue;
+            };
+            let started = Instant::now();
+            let report = check(submission, plan);
+            let result = Graded {
+                name: submission.name.clone(),
+                report,
+                seconds: started.elapsed().as_secs_f64(),
+            };
+            graded(&result);
+            done.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+        }
+    };
     std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, submissions.len().max(1)) {
-            scope.spawn(|| {
-                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let Some(submission) = submissions.get(i) else {
-                        continue;
-                    };
-                    let started = Instant::now();
-                    let report = check(submission, plan);
-                    let result = Graded {
-                        name: submission.name.clone(),
-                        report,
-                        seconds: started.elapsed().as_secs_f64(),
-                    };
-                    graded(&result);
-                    done.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
-                }
-            });
+        // On a machine out of threads (a submission's fork bomb) fewer jobs run; with none to
+        // spare, this thread grades the class itself.
+        let started = (0..jobs.clamp(1, submissions.len().max(1)))
+            .filter(|_| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, work)
+                    .is_ok()
+            })
+            .count();
+        if started == 0 {
+            work();
         }
     });
     let done = done.into_inner().unwrap_or_else(|e| e.into_inner());

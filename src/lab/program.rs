@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 use super::wire::{fmt_time, parse_reply, shorten, Reply, Request};
 use crate::sim::text::printable;
 
+pub mod children;
+pub mod confine;
 mod ending;
 pub mod groups;
 mod pace;
@@ -88,6 +90,8 @@ impl Program {
         // A group of its own, so what the program starts ends with it (see `stop`).
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        // While a class is graded, its other folders are out of the program's reach.
+        confine::apply(&mut command);
         let mut child = command
             .spawn()
             .map_err(|e| ProtocolError::new(format!("could not start {shown}: {e}")))?;
@@ -97,7 +101,23 @@ impl Program {
         let stdin = child.stdin.take().expect("piped stdin");
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = Arc::clone(&tail);
-        let stderr_read = std::thread::spawn(move || read_stderr(stderr, &keep));
+        // Out of threads (a fork bomb's doing, say) is this program's failure, not the checker's.
+        let stderr_read = match std::thread::Builder::new()
+            .name("stderr".into())
+            .spawn(move || read_stderr(stderr, &keep))
+        {
+            Ok(thread) => thread,
+            Err(e) => {
+                groups::stopped(child.id());
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(ProtocolError::new(format!(
+                    "could not start a thread to read what {shown} prints on stderr ({e}): \
+                     the machine is out of threads or processes, as when a program forks \
+                     without end"
+                )));
+            }
+        };
         let pipes = Requests::new(stdin).and_then(|requests| {
             let replies = Replies::new(stdout)?;
             Ok((requests, replies))

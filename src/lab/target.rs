@@ -2,12 +2,13 @@
 //! adapter) or any command that speaks the protocol. A Rust crate is built and a Java folder
 //! compiled first.
 
+use super::program::confine;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::program::{Program, ProtocolError, Timeouts};
 
-mod digest;
+pub(crate) mod digest;
 use crate::sim::text::{printable, shell_word};
 
 /// The student's implementation.
@@ -259,17 +260,23 @@ fn build_rust(dir: &Path, shown: &str) -> Result<(), ProtocolError> {
     if !fresh {
         let _ = std::fs::remove_file(&stamp_file);
         if let (true, Some(package)) = (target.is_dir(), package_name(dir)) {
-            let _ = Command::new("cargo")
+            let mut clean = Command::new("cargo");
+            clean
                 .args(["clean", "--release", "--quiet", "-p", &package])
                 .current_dir(dir)
-                .env("CARGO_TARGET_DIR", &target)
-                .output();
+                .env("CARGO_TARGET_DIR", &target);
+            confine::apply(&mut clean);
+            let _ = clean.output();
         }
     }
-    let output = Command::new("cargo")
+    // A build runs the student's code too (build.rs): it is kept to its folder as the program is.
+    let mut build = Command::new("cargo");
+    build
         .args(["build", "--release", "--quiet", "--bin", "adapter"])
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_TARGET_DIR", &target);
+    confine::apply(&mut build);
+    let output = build
         .output()
         .map_err(|e| fail(format!("could not run cargo to build {shown}: {e}")))?;
     if output.status.success() {
@@ -434,17 +441,18 @@ fn compile_java(dir: &Path, shown: &str) -> Result<PathBuf, ProtocolError> {
     let _ = std::fs::remove_dir_all(&classes);
     std::fs::create_dir_all(&classes)
         .map_err(|e| fail(format!("could not make {}: {e}", classes.display())))?;
-    let output = Command::new("javac")
+    let mut compile = Command::new("javac");
+    compile
         .args(["-encoding", "UTF-8", "-nowarn", "-d"])
         .arg(&classes)
         .args(&sources)
-        .current_dir(dir)
-        .output()
-        .map_err(|e| {
-            fail(format!(
-                "could not run javac to compile {shown} (a JDK 17 or newer is needed): {e}"
-            ))
-        })?;
+        .current_dir(dir);
+    confine::apply(&mut compile);
+    let output = compile.output().map_err(|e| {
+        fail(format!(
+            "could not run javac to compile {shown} (a JDK 17 or newer is needed): {e}"
+        ))
+    })?;
     if output.status.success() {
         // Only a record of what was compiled: a folder that cannot keep it compiles each time.
         if let Some(stamp) = compiled_from(&classes) {

@@ -132,6 +132,8 @@ fn watch_signals(shared: Shared) -> io::Result<()> {
                     _ => {
                         let saved = lock(&shared.recording).take();
                         restore();
+                        // A student's program behind the lesson ends with it.
+                        crate::lab::program::children::end_all();
                         if let Some((path, json)) = saved {
                             report_save(path.save_json(&json), &path);
                         }

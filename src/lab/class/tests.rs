@@ -11,6 +11,7 @@ const RUN: Run<'static> = Run {
     jobs: 1,
     seconds: 0.0,
     slowest: &[],
+    isolation: None,
 };
 
 /// A verdict of each kind, the failing ones ending on one of three steps.
@@ -134,7 +135,7 @@ proptest! {
     fn every_view_tells_the_same_counts((kinds, error_every) in a_class()) {
         let graded = class_of(&kinds, error_every);
         let class = Class::of(&graded, &Points::default(), false);
-        let run = Run { folder: "subs", jobs: 2, seconds: 1.25, slowest: &[] };
+        let run = Run { folder: "subs", jobs: 2, seconds: 1.25, slowest: &[], isolation: None };
         let json = class.json(1.25, 2);
         let csv = csv_records(&class.csv());
         let text = class.text(run);

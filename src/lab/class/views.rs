@@ -13,6 +13,8 @@ pub struct Run<'a> {
     pub seconds: f64,
     /// The submissions that took longest, slowest first, with their seconds.
     pub slowest: &'a [(String, f64)],
+    /// How the submissions were kept from each other's folders, if they were.
+    pub isolation: Option<&'a str>,
 }
 
 impl Run<'_> {
@@ -46,6 +48,9 @@ impl Class {
         let mut out = format!("{}\n", run.heading(self));
         if let Some(slowest) = run.slowest_line() {
             out.push_str(&format!("{slowest}\n"));
+        }
+        if let Some(isolation) = run.isolation {
+            out.push_str(&format!("isolation: {isolation}\n"));
         }
         out.push('\n');
         let rows: Vec<[String; 4]> = self
@@ -152,6 +157,12 @@ impl Class {
     /// The same tables in Markdown, every cell escaped so a student's text stays text.
     pub fn markdown(&self, run: Run) -> String {
         let mut out = format!("# {}\n\n", markdown_cell(&run.heading(self)));
+        if let Some(isolation) = run.isolation {
+            out.push_str(&format!(
+                "{}\n\n",
+                markdown_cell(&format!("Isolation: {isolation}."))
+            ));
+        }
         if let Some(slowest) = run.slowest_line() {
             out.push_str(&format!("{}\n\n", markdown_cell(&slowest)));
         }
