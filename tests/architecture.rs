@@ -391,6 +391,10 @@ fn every_suite_is_mutation_tested_or_left_out_with_a_reason() {
             "compares the docs with the binary's help and tables",
         ),
         ("hostile", "drives the finished binary with bad input"),
+        (
+            "leftovers",
+            "signals the finished binary and reads /proc for what it left",
+        ),
         ("live", "needs a real etcd"),
         (
             "pictures",

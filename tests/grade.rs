@@ -996,3 +996,88 @@ fn a_fork_bomb_fails_alone_and_the_class_goes_on() {
         assert_eq!(whole, row["name"] != "a-bomb", "{row}");
     }
 }
+
+/// Submissions named to harm: 250 bytes, an escape sequence, a newline. Their reports in `-o`
+/// get safe file names of their own (no control character, each within the file system's 255
+/// bytes), and nothing raw reaches the terminal. A submission that is a link out of the class's
+/// folder is not graded, and said; a link inside one that points out of it is left out of what
+/// is graded, and said.
+#[test]
+fn hostile_names_and_links_out_are_graded_safely_and_said() {
+    if !can_run("js") {
+        return;
+    }
+    let place = tempfile::tempdir().unwrap();
+    let class = place.path().join("class");
+    let correct = zoo("js")
+        .into_iter()
+        .find(|e| e.name == "js-throw-map")
+        .unwrap();
+    let names = [
+        "x".repeat(250),
+        "esc\u{1b}[2Jname".to_owned(),
+        "new\nline".to_owned(),
+    ];
+    for name in &names {
+        std::fs::rename(build(&correct, &class), class.join(name)).unwrap();
+    }
+    // A link out of the class, and a link out of a submission (to a file it does not own).
+    let outside = place.path().join("outside");
+    std::fs::rename(build(&correct, place.path()), &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, class.join("linked")).unwrap();
+    let secret = place.path().join("secret.txt");
+    std::fs::write(&secret, "the teacher's").unwrap();
+    let reaching = class.join("reaching");
+    std::fs::rename(build(&correct, &class), &reaching).unwrap();
+    std::os::unix::fs::symlink(&secret, reaching.join("notes.txt")).unwrap();
+    let reports = place.path().join("reports");
+    let (code, out, err) = tool(&[
+        "grade",
+        class.to_str().unwrap(),
+        "-o",
+        reports.to_str().unwrap(),
+        "--jobs",
+        "1",
+    ]);
+    assert!(matches!(code, Some(0 | 1)), "{code:?}: {err}");
+    for text in [&out, &err] {
+        assert!(!text.contains('\u{1b}'), "no raw escape: {text:?}");
+    }
+    let files: Vec<String> = std::fs::read_dir(&reports)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().into_string().unwrap())
+        .filter(|f| !f.starts_with('.'))
+        .collect();
+    // Three reports a submission: the three hostile names, the link and the reaching one.
+    assert_eq!(files.len(), 15, "{files:?}");
+    for file in &files {
+        assert!(
+            file.len() <= 255 && !file.chars().any(char::is_control),
+            "{file:?}"
+        );
+    }
+    assert!(
+        out.contains("its folder is a link out of the class's folder"),
+        "{out}"
+    );
+    assert!(
+        err.contains("reaching: left out of its copy, as links out of its folder: notes.txt"),
+        "{err}"
+    );
+    let graded: Value = {
+        let (_, json, _) = tool(&["grade", class.to_str().unwrap(), "--format", "json"]);
+        serde_json::from_str(&json).unwrap()
+    };
+    let passed = |name: &str| {
+        let row = graded["submissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name);
+        row.map(|r| r["passed"] == r["total"])
+    };
+    assert_eq!(passed("linked"), Some(false), "{graded}");
+    assert_eq!(passed("reaching"), Some(true), "{graded}");
+    assert_eq!(passed(&names[0]), Some(true), "{graded}");
+}

@@ -961,3 +961,93 @@ fn a_heavy_valid_scenario_runs_in_bounded_memory_or_is_refused_with_its_estimate
         assert!(outcome.status.success(), "{args:?}: {}", outcome.stderr);
     }
 }
+
+/// `lab init` whose words cannot be written (a full stdout) keeps no half-told starter: it is
+/// one sentence, exit 2, and the folder is as it was (a folder it made is gone, one that held a
+/// file still holds it alone). A closed pipe keeps the starter, as every command takes `| head`.
+#[test]
+fn lab_init_into_a_full_stdout_leaves_no_starter_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("fresh");
+    let (code, stderr) = shell(&format!(
+        "\"$0\" lab init js {} > /dev/full",
+        fresh.display()
+    ));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_clean_sentence(&stderr, "lab init > /dev/full");
+    assert!(stderr.contains("the starter is not kept"), "{stderr}");
+    assert!(!fresh.exists(), "the folder it made is gone");
+    let held = dir.path().join("held");
+    std::fs::create_dir(&held).unwrap();
+    std::fs::write(held.join("notes.txt"), "mine").unwrap();
+    let (code, _) = shell(&format!(
+        "\"$0\" lab init python {} > /dev/full",
+        held.display()
+    ));
+    assert_eq!(code, Some(2));
+    let left: Vec<_> = std::fs::read_dir(&held)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left, ["notes.txt"], "only what was there before");
+    let piped = dir.path().join("piped");
+    let (code, _) = shell(&format!(
+        "\"$0\" lab init js {} | head -c 1 > /dev/null",
+        piped.display()
+    ));
+    assert_eq!(code, Some(0));
+    assert!(
+        piped.join("lock_service.mjs").is_file(),
+        "a closed pipe keeps the starter"
+    );
+}
+
+/// Numbers past what the tool can honour are refused in one sentence: a scenario's first token
+/// above 2^53 - 1 (the protocol's limit), and a run of seeds that would wrap past the last.
+#[test]
+fn a_token_past_the_protocol_and_seeds_past_the_last_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/scenarios/gc-pause.toml"
+    ))
+    .unwrap();
+    for (first, refused) in [
+        ("9007199254740991", false),
+        ("9007199254740992", true),
+        ("18446744073709551615", true),
+    ] {
+        let path = write_temp(
+            dir.path(),
+            "big.toml",
+            base.replace("first_token = 1", &format!("first_token = {first}"))
+                .as_bytes(),
+        );
+        let outcome = run(&["run", path.to_str().unwrap()]);
+        if refused {
+            assert_refused(&outcome, first);
+            assert!(outcome.stderr.contains("2^53 - 1"), "{}", outcome.stderr);
+        } else {
+            assert_eq!(outcome.status.code(), Some(0), "{}", outcome.stderr);
+        }
+    }
+    let last = u64::MAX.to_string();
+    let wraps = run(&["chaos", "--seed", &last, "--runs", "2"]);
+    assert_refused(&wraps, "seeds that wrap");
+    assert!(
+        wraps
+            .stderr
+            .contains("start at 18446744073709551614 at most"),
+        "{}",
+        wraps.stderr
+    );
+    let fits = run(&["chaos", "--seed", "18446744073709551614", "--runs", "2"]);
+    assert_eq!(fits.status.code(), Some(0), "{}", fits.stderr);
+    assert!(
+        fits.stdout
+            .contains("seeds 18446744073709551614..18446744073709551615"),
+        "{}",
+        fits.stdout
+    );
+}

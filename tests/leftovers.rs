@@ -172,3 +172,85 @@ fn a_signal_at_startup_or_mid_run_leaves_no_process_of_a_student_behind() {
     }
     assert!(cases >= 30, "{cases} cases");
 }
+
+/// The terminal UI on a student's code, its screen open (the program answering, the daemon
+/// started), ended by each signal: the terminal's own signal thread restores it and ends every
+/// process of the student's.
+#[test]
+fn the_terminal_ui_ended_by_a_signal_leaves_no_process_of_a_student_behind() {
+    use portable_pty::{native_pty_system, CommandBuilder, PtySize};
+    use std::io::Read;
+    if !common::zoo::can_run("js") || !Path::new("/proc/self/environ").exists() {
+        return;
+    }
+    let place = tempfile::tempdir().unwrap();
+    let root = place.path();
+    let dir = hostile_folder(root, "student", "midrun", root);
+    for (case, number) in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
+        .into_iter()
+        .enumerate()
+    {
+        let tag = format!("{}-tui-{case}", std::process::id());
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 24,
+                cols: 80,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut command = CommandBuilder::new(BIN);
+        command.args(["tui", "gc-pause", "--impl", dir.to_str().unwrap()]);
+        command.env("TERM", "xterm-256color");
+        command.env("FENCING_LAB_TEST_TAG", &tag);
+        let mut child = pair.slave.spawn_command(command).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut seen = Vec::new();
+        let began = Instant::now();
+        while !String::from_utf8_lossy(&seen).contains("Timeline") {
+            assert!(
+                began.elapsed() < Duration::from_secs(20),
+                "the screen never opened"
+            );
+            if let Ok(bytes) = rx.recv_timeout(Duration::from_millis(100)) {
+                seen.extend(bytes);
+            }
+        }
+        let pid = child.process_id().unwrap();
+        // SAFETY: kill(2) of the fencing-lab this test started.
+        unsafe {
+            libc::kill(pid as i32, number);
+        }
+        let began = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            assert!(
+                began.elapsed() < Duration::from_secs(10),
+                "the UI did not exit"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let mut left = tagged(&tag);
+        for _ in 0..50 {
+            if left.is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+            left = tagged(&tag);
+        }
+        assert_eq!(
+            left,
+            Vec::<String>::new(),
+            "signal {number} left these running"
+        );
+    }
+}

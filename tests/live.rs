@@ -668,6 +668,37 @@ fn what_cannot_be_told_is_one_sentence_and_exit_2() {
     }
 }
 
+/// An `--etcd` that answers a byte every 2 s, each within a read's timeout, is refused within
+/// the lesson's own patience (a request's 2 s, a first call's 3 s), in one sentence.
+#[test]
+fn an_etcd_that_trickles_is_refused_within_its_timeout() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for socket in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut socket = socket;
+                let mut request = [0; 4096];
+                let _ = socket.read(&mut request);
+                for byte in b"HTTP/1.1 200 OK\r\n".iter().cycle() {
+                    if socket.write_all(&[*byte]).is_err() {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_secs(2));
+                }
+            });
+        }
+    });
+    let started = Instant::now();
+    let (code, out, err) = run_live(&["--etcd", &format!("http://127.0.0.1:{port}")], None);
+    let took = started.elapsed();
+    assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("took longer than 2.0 s"), "{err}");
+    assert!(took < Duration::from_secs(10), "refused after {took:?}");
+}
+
 /// The live screen drawn from a board of etcd's events at 80x24: the lesson's own panels.
 #[test]
 fn the_live_screen_is_the_lesson_s_screen() {

@@ -27,6 +27,20 @@ fn scenario(args: &ChaosArgs) -> Arc<Scenario> {
 /// Runs `chaos`; exit 1 only when the seed's rule (fencing on, per-key) accepted a stale write.
 pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> {
     refuse_pictures(args.format)?;
+    // Seeds are run in order, from --seed: they must not wrap past the last seed to 0.
+    let last = args
+        .runs
+        .checked_sub(1)
+        .and_then(|more| args.seed.checked_add(more));
+    if last.is_none() {
+        return Err(Failure::usage(format!(
+            "--seed {} with --runs {} would run past the last seed, {}: start at {} at most",
+            args.seed,
+            args.runs,
+            u64::MAX,
+            u64::MAX - (args.runs - 1)
+        )));
+    }
     let scenario = scenario(args);
     let (fencing, check) = match args.check {
         CheckChoice::One(FenceCheck::Unchecked) => (false, FenceCheck::PerKey),
@@ -78,7 +92,7 @@ pub fn run(out: &mut impl Write, args: &ChaosArgs) -> Result<ExitCode, Failure> 
             "{} (seeds {}..{}), {}: {}",
             counted(args.runs, "run", "runs"),
             args.seed,
-            args.seed.wrapping_add(args.runs - 1),
+            args.seed + (args.runs - 1),
             settings_without_seed(&setup(args.seed)),
             counts(&totals[0])
         )?;
@@ -123,7 +137,7 @@ fn play_seeds(
     let mut totals = [Stats::default(); 4];
     let mut failing_seed = None;
     for k in 0..args.runs {
-        let seed = args.seed.wrapping_add(k);
+        let seed = args.seed + k;
         let keep = if args.check == CheckChoice::All {
             Keep::EveryCheck
         } else {

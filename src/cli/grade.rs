@@ -193,8 +193,13 @@ const REPORT_ENDINGS: [&str; 3] = [".junit.xml", ".json", ".txt"];
 /// grading into DIR wrote them (its record names them), else kept; a sentence for each.
 fn tidy(dir: &Path, graded: &[Graded], last: &Times) -> Vec<String> {
     let shown = printable(&dir.display().to_string()).into_owned();
-    let current: std::collections::BTreeSet<&str> =
-        graded.iter().map(|g| g.name.as_str()).collect();
+    let current: std::collections::BTreeSet<String> =
+        graded.iter().map(|g| grade::report_stem(&g.name)).collect();
+    let last_graded: std::collections::BTreeSet<String> = last
+        .seconds
+        .keys()
+        .map(|name| grade::report_stem(name))
+        .collect();
     let mut earlier: Vec<(String, String)> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -207,13 +212,13 @@ fn tidy(dir: &Path, graded: &[Graded], last: &Times) -> Vec<String> {
                 .iter()
                 .find_map(|ending| file.strip_suffix(ending))?
                 .to_owned();
-            (!stem.is_empty() && !current.contains(stem.as_str())).then_some((stem, file))
+            (!stem.is_empty() && !current.contains(&stem)).then_some((stem, file))
         })
         .collect();
     earlier.sort();
     let (mut removed, mut kept) = (Vec::new(), Vec::new());
     for (stem, file) in earlier {
-        let ours = last.seconds.contains_key(&stem);
+        let ours = last_graded.contains(&stem);
         match ours && std::fs::remove_file(dir.join(&file)).is_ok() {
             true => removed.push(printable(&file).into_owned()),
             false => kept.push(printable(&file).into_owned()),
@@ -262,7 +267,7 @@ fn ready_to_write(dir: &Path) -> Result<(), Failure> {
 
 /// One student's report as `check` gives it, in text, JSON and JUnit, each file written whole.
 fn write_own_reports(dir: &Path, graded: &Graded, points: &Points) -> Result<(), Failure> {
-    let base = dir.join(&graded.name);
+    let base = dir.join(grade::report_stem(&graded.name));
     let with = |ending: &str| PathBuf::from(format!("{}.{ending}", base.display()));
     let json = format!("{}\n", report::json(&graded.report, points));
     for (path, text) in [

@@ -27,16 +27,41 @@ pub fn init(
     ci: Option<starter::Ci>,
 ) -> Result<ExitCode, Failure> {
     let written = starter::init_with(language, dir, ci).map_err(Failure::usage)?;
+    // Said in one write: a starter whose words could not be told (a full stdout) is taken back,
+    // so a retry starts clean; a closed pipe (`| head`) keeps it.
+    let said = what_init_says(&written.shown, language, dir, ci);
+    match out.write_all(said.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            written.remove();
+            Err(Failure::usage(format!(
+                "could not write the output ({e}), so the starter is not kept: what it wrote in \
+                 {} is removed",
+                printable(&dir.display().to_string())
+            )))
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// What `lab init` prints: the files it wrote, and what to do next.
+fn what_init_says(
+    written: &[String],
+    language: &str,
+    dir: &Path,
+    ci: Option<starter::Ci>,
+) -> String {
+    use std::fmt::Write as _;
     let edit = starter::LANGUAGES
         .iter()
         .find(|(l, _)| language.starts_with(&l[..2]))
         .map_or("lock_service", |(_, file)| file);
-    for path in &written {
-        writeln!(out, "wrote {path}")?;
+    let mut out = String::new();
+    for path in written {
+        let _ = writeln!(out, "wrote {path}");
     }
     let shown = printable(&dir.display().to_string()).into_owned();
     if ci == Some(starter::Ci::Gradescope) {
-        writeln!(
+        let _ = writeln!(
             out,
             "\nNext: write the git URL fencing-lab is installed from into FENCING_LAB_GIT at the \
              top of {shown}/{} (or put fencing-lab's source in {shown}/fencing-lab), weigh the \
@@ -46,25 +71,25 @@ pub fn init(
             starter::GRADESCOPE_SETUP,
             starter::GRADESCOPE_POINTS,
             crate::sim::text::shell_word(&shown),
-        )?;
-        return Ok(ExitCode::SUCCESS);
+        );
+        return out;
     }
-    writeln!(
+    let _ = writeln!(
         out,
         "\nNext: fill in {shown}/{edit} (every method says \"not implemented yet\" until you do), \
          then run\n  fencing-lab check {shown}\nand, to watch your code in the lesson,\n  \
          fencing-lab tui gc-pause --impl {shown}"
-    )?;
+    );
     if ci == Some(starter::Ci::Github) {
-        writeln!(
+        let _ = writeln!(
             out,
             "\nOn GitHub, {} checks each push, one graded test a check: set the \
              variable FENCING_LAB_GIT (Settings, Secrets and variables, Actions) to the git URL \
              fencing-lab is installed from.",
             starter::GITHUB_WORKFLOW
-        )?;
+        );
     }
-    Ok(ExitCode::SUCCESS)
+    out
 }
 
 /// The backend for `--impl DIR` or `-- COMMAND`, and the fault to report when the program fails

@@ -100,6 +100,35 @@ pub struct Graded {
     pub seconds: f64,
 }
 
+/// The longest a report's file name is made from a submission's name, in bytes: with its
+/// longest ending (`.junit.xml`) well within the 255 bytes a file name may have.
+const LONGEST_STEM: usize = 100;
+
+/// The stem of a submission's report files in `-o DIR`: its name where that is a safe file
+/// name, else the name with every character a terminal or a file system takes for something else
+/// (a control character, a slash, a leading dot) replaced by `_`, cut short, and followed by
+/// `-` and 8 hex digits of the name's SHA-256, so that two names never share a stem.
+pub fn report_stem(name: &str) -> String {
+    let safe = |c: char| !c.is_control() && c != '/' && c != '\\' && c != '\u{fffd}';
+    let plain = name.len() <= LONGEST_STEM && !name.starts_with('.') && name.chars().all(safe);
+    if plain && !name.is_empty() {
+        return name.to_owned();
+    }
+    let mut stem: String = name
+        .chars()
+        .map(|c| if safe(c) { c } else { '_' })
+        .scan(0, |bytes, c| {
+            *bytes += c.len_utf8();
+            (*bytes <= LONGEST_STEM).then_some(c)
+        })
+        .collect();
+    if stem.starts_with('.') {
+        stem.replace_range(..1, "_");
+    }
+    let digest = super::target::digest::sha256_hex(name.as_bytes());
+    format!("{stem}-{}", &digest[..8])
+}
+
 /// How a submission is named in its reports: by its folder's name, relative to the class's
 /// folder (`fencing-lab check --only per-key gus`, run there), never by a path of the
 /// grader's machine.
@@ -311,6 +340,40 @@ mod tests {
             std::fs::create_dir(root.path().join(name)).unwrap();
         }
         root
+    }
+
+    #[test]
+    fn a_report_is_named_safely_whatever_the_submission_is_named() {
+        assert_eq!(report_stem("ada"), "ada");
+        assert_eq!(report_stem("ada lovelace-2"), "ada lovelace-2");
+        let long = "x".repeat(250);
+        let cut = report_stem(&long);
+        assert!(
+            cut.len() <= LONGEST_STEM + 9 && cut.starts_with("xxx"),
+            "{cut}"
+        );
+        assert_ne!(
+            report_stem(&"x".repeat(251)),
+            cut,
+            "two long names, two stems"
+        );
+        for hostile in ["a\u{1b}[2Jb", "a\nb", "..", ".hidden", "a/b", "s\u{fffd}"] {
+            let stem = report_stem(hostile);
+            assert!(
+                !stem.chars().any(|c| c.is_control() || c == '/') && !stem.starts_with('.'),
+                "{hostile:?} -> {stem:?}"
+            );
+        }
+        assert_ne!(
+            report_stem("a\nb"),
+            report_stem("a\rb"),
+            "each name its own stem"
+        );
+        let wide = "é".repeat(80);
+        assert!(
+            report_stem(&wide).len() <= LONGEST_STEM + 9,
+            "cut on a character"
+        );
     }
 
     #[test]

@@ -116,7 +116,27 @@ fn files(language: &str) -> Option<Files> {
 
 /// Writes the starter into `dir`: [`init_with`] without CI files.
 pub fn init(language: &str, dir: &Path) -> Result<Vec<String>, String> {
-    init_with(language, dir, None)
+    init_with(language, dir, None).map(|starter| starter.shown)
+}
+
+/// A starter just written: the paths, as `lab init` shows them, and what to remove to undo it.
+#[derive(Debug)]
+pub struct Written {
+    pub shown: Vec<String>,
+    files: Vec<PathBuf>,
+    folders: Vec<PathBuf>,
+}
+
+impl Written {
+    /// Removes what was written, the folders it made too: nothing half-made is left.
+    pub fn remove(&self) {
+        for path in self.files.iter().rev() {
+            let _ = std::fs::remove_file(path);
+        }
+        for folder in self.folders.iter().rev() {
+            let _ = std::fs::remove_dir(folder);
+        }
+    }
 }
 
 /// The CI files `lab init --ci` writes.
@@ -142,8 +162,8 @@ pub const GRADESCOPE_POINTS: &str = "points.toml";
 /// tests for `Ci::Github`; for `Ci::Gradescope`, the autograder in place of the starter (which
 /// `run_autograder` makes afresh for each submission). Refuses to overwrite any file, so a
 /// student's work is never lost to a second `init`; a failure part way (a full disk) removes
-/// what this call wrote, so a retry starts clean. Returns the paths written.
-pub fn init_with(language: &str, dir: &Path, ci: Option<Ci>) -> Result<Vec<String>, String> {
+/// what this call wrote, so a retry starts clean. Returns what it wrote.
+pub fn init_with(language: &str, dir: &Path, ci: Option<Ci>) -> Result<Written, String> {
     let starter = files(language).ok_or_else(|| {
         format!(
             "'{}' is not a lab language; use js (also for TypeScript), python, rust or java",
@@ -194,20 +214,24 @@ pub fn init_with(language: &str, dir: &Path, ci: Option<Ci>) -> Result<Vec<Strin
             false => Ok(()),
         });
         if let Err(why) = written_new {
-            for path in written.iter().rev() {
-                let _ = std::fs::remove_file(path);
+            Written {
+                shown: Vec::new(),
+                files: written,
+                folders: made,
             }
-            for folder in made.iter().rev() {
-                let _ = std::fs::remove_dir(folder);
-            }
+            .remove();
             return Err(why);
         }
         written.push(path);
     }
-    Ok(files
-        .iter()
-        .map(|(name, _)| format!("{shown}/{name}"))
-        .collect())
+    Ok(Written {
+        shown: files
+            .iter()
+            .map(|(name, _)| format!("{shown}/{name}"))
+            .collect(),
+        files: written,
+        folders: made,
+    })
 }
 
 /// The name `language` goes by in the CI files' set-up.
@@ -377,7 +401,9 @@ mod tests {
             ("rust", "rust"),
         ] {
             let root = tempfile::tempdir().unwrap();
-            let written = init_with(language, root.path(), Some(Ci::Github)).unwrap();
+            let written = init_with(language, root.path(), Some(Ci::Github))
+                .unwrap()
+                .shown;
             let shown = root.path().display().to_string();
             assert!(
                 written.contains(&format!("{shown}/{GITHUB_WORKFLOW}")),
@@ -406,7 +432,9 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         for (language, canonical) in [("py", "python"), ("ts", "js"), ("java", "java")] {
             let root = tempfile::tempdir().unwrap();
-            let written = init_with(language, root.path(), Some(Ci::Gradescope)).unwrap();
+            let written = init_with(language, root.path(), Some(Ci::Gradescope))
+                .unwrap()
+                .shown;
             let shown = root.path().display().to_string();
             let names = [GRADESCOPE_SETUP, GRADESCOPE_RUN, GRADESCOPE_POINTS];
             let expected: Vec<String> = names.iter().map(|n| format!("{shown}/{n}")).collect();

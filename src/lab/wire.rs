@@ -13,9 +13,8 @@ mod reply;
 pub use fault::{ProtocolError, Timeouts, DEFAULT_STARTUP, DEFAULT_TIMEOUT};
 pub use reply::parse_reply;
 
-/// The largest token the protocol carries: JSON numbers are exact up to 2^53 - 1 in every
-/// language a student writes.
-pub const MAX_TOKEN: u64 = (1 << 53) - 1;
+/// The largest token the protocol carries (a scenario's limit too).
+pub use crate::sim::scenario::MAX_TOKEN;
 
 /// One call to the student's code.
 #[derive(Clone, Debug, PartialEq)]

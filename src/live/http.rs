@@ -4,7 +4,7 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The most a reply may hold: far more than any answer of this lesson.
 const MAX_BODY: usize = 16 * 1024 * 1024;
@@ -146,6 +146,7 @@ impl Connection {
 
     fn exchange(&mut self, method: &str, path: &str, body: &[u8]) -> Result<Response, Failed> {
         let host = format!("{}:{}", self.url.host, self.url.port);
+        let timeout = self.timeout;
         let stream = self.open().map_err(Failed::BeforeReply)?;
         let head = format!(
             "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
@@ -159,18 +160,68 @@ impl Connection {
             .write_all(&request)
             .and_then(|()| stream.get_mut().flush())
             .map_err(Failed::BeforeReply)?;
-        let status_line = read_line(stream).map_err(Failed::BeforeReply)?;
+        // The whole reply within the timeout: a server that trickles a byte at a time never
+        // lets one read time out.
+        let mut reply = Deadline {
+            stream,
+            until: Instant::now() + timeout,
+            timeout,
+        };
+        let status_line = read_line(&mut reply).map_err(Failed::BeforeReply)?;
         if status_line.is_empty() {
             return Err(Failed::BeforeReply(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
                 "the server closed the connection without a reply",
             )));
         }
-        let (response, close) = read_rest(stream, &status_line).map_err(Failed::DuringReply)?;
+        let (response, close) = read_rest(&mut reply, &status_line).map_err(Failed::DuringReply)?;
         if close {
             self.stream = None;
         }
         Ok(response)
+    }
+}
+
+/// A reply read against one deadline: each read waits at most what is left of it.
+struct Deadline<'a> {
+    stream: &'a mut BufReader<TcpStream>,
+    until: Instant,
+    timeout: Duration,
+}
+
+impl Deadline<'_> {
+    fn left(&self) -> io::Result<Duration> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!(
+                    "the server's reply took longer than {:.1} s",
+                    self.timeout.as_secs_f64()
+                ),
+            ));
+        }
+        Ok(left)
+    }
+}
+
+impl Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.left()?;
+        self.stream.get_ref().set_read_timeout(Some(left))?;
+        self.stream.read(buf)
+    }
+}
+
+impl BufRead for Deadline<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        let left = self.left()?;
+        self.stream.get_ref().set_read_timeout(Some(left))?;
+        self.stream.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.stream.consume(amount);
     }
 }
 
@@ -364,5 +415,36 @@ mod tests {
         server.join().unwrap();
         let refused = conn.request("POST", "/v3/kv/range", b"{}");
         assert!(refused.is_err(), "nobody listens any more");
+    }
+
+    /// A server that sends its reply a byte at a time, each within the read timeout, is given
+    /// the timeout for the whole reply, not for each byte.
+    #[test]
+    fn a_trickled_reply_ends_within_the_timeout() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let (mut socket, _) = listener.accept().unwrap();
+            for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"
+                .iter()
+                .cycle()
+            {
+                if socket.write_all(&[*byte]).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let url = Url::parse(&format!("http://127.0.0.1:{port}")).unwrap();
+        let mut conn = Connection::new(url, Duration::from_millis(700));
+        let started = Instant::now();
+        let error = conn.request("POST", "/v3/kv/range", b"{}").unwrap_err();
+        let took = started.elapsed();
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut, "{error}");
+        assert!(
+            error.to_string().contains("took longer than 0.7 s"),
+            "{error}"
+        );
+        assert!(took < Duration::from_millis(1500), "ended after {took:?}");
     }
 }

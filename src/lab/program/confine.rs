@@ -82,7 +82,7 @@ fn namespaces_work() -> bool {
         ])
         .arg(&guarded)
         .current_dir(&own);
-    apply_guarding(&mut command, &[guarded.clone()]);
+    apply_guarding(&mut command, std::slice::from_ref(&guarded));
     let worked = made.is_ok()
         && command.output().is_ok_and(|out| out.status.success())
         && own.join("mine").exists()

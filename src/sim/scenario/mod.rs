@@ -29,6 +29,10 @@ pub const MAX_LOCKS: usize = 3;
 /// The largest scenario file read, so a wrong path cannot make the tool read a huge file.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
+/// The largest token a scenario may grant: JSON numbers are exact up to 2^53 - 1 in every
+/// language a student writes, so the lab's protocol carries no larger one.
+pub const MAX_TOKEN: u64 = (1 << 53) - 1;
+
 /// The most events a scenario may be able to make: every run it asks for stays well inside a
 /// second and a few tens of MB.
 pub const MAX_EVENTS: u64 = 250_000;

@@ -8,7 +8,9 @@ use toml::Spanned;
 
 use super::beats::{raw_beat, RawBeat};
 use super::fields::{check_name, checked_text, seconds_field};
-use super::{ChaosParams, Scenario, ScenarioError, MAX_EVENTS, MAX_FILE_BYTES, MAX_LOCKS};
+use super::{
+    ChaosParams, Scenario, ScenarioError, MAX_EVENTS, MAX_FILE_BYTES, MAX_LOCKS, MAX_TOKEN,
+};
 use crate::sim::files::read_text_file;
 use crate::sim::text::one_line;
 use crate::sim::time::{to_ms, Ms, MAX_MS};
@@ -97,6 +99,13 @@ impl Scenario {
             ));
         }
 
+        let first_token = raw.first_token.unwrap_or(crate::DEFAULT_FIRST_TOKEN);
+        if first_token > MAX_TOKEN {
+            return Err(whole(format!(
+                "has first_token = {first_token}, above 2^53 - 1 ({MAX_TOKEN}): the largest token \
+                 the lab's protocol carries exactly (a JSON number in every language)"
+            )));
+        }
         let end = end_of(raw.end.as_ref(), chaos.as_ref(), last_at)
             .map_err(|(offset, message)| at_offset(offset, message))?;
 
@@ -107,7 +116,7 @@ impl Scenario {
             short_title,
             lease_seconds,
             lease_ms,
-            first_token: raw.first_token.unwrap_or(crate::DEFAULT_FIRST_TOKEN),
+            first_token,
             locks,
             end,
             seed: raw.seed.unwrap_or(1),
