@@ -388,6 +388,32 @@ fn stamp(key: &str, outputs: &Path) -> String {
     format!("{key}outputs: {here}\n")
 }
 
+/// Each build record a folder may hold, and the outputs it names, both relative to the folder.
+const RECORDS: [(&str, &str); 2] = [
+    (".fencing-lab/built-from", "target"),
+    (".fencing-lab/compiled-from", ".fencing-lab/classes"),
+];
+
+/// After a folder's build caches were copied from `from` to `to` (a grading's private copy, and
+/// back), each record that was this checker's own in `from` is made so in `to`: it names the
+/// copied outputs. A record that named other outputs in `from` is not carried over.
+pub fn carry_records(from: &Path, to: &Path) {
+    for (record, outputs) in RECORDS {
+        let Ok(text) = std::fs::read_to_string(from.join(record)) else {
+            continue;
+        };
+        let own = stamp("", &from.join(outputs));
+        match text.strip_suffix(&own) {
+            Some(key) if to.join(outputs).is_dir() => {
+                let _ = std::fs::write(to.join(record), stamp(key, &to.join(outputs)));
+            }
+            _ => {
+                let _ = std::fs::remove_file(to.join(record));
+            }
+        }
+    }
+}
+
 /// The JDK `javac` belongs to: where it is, and its `release` file (which names its exact
 /// version), else what `javac -version` says.
 fn jdk() -> String {

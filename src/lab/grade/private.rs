@@ -246,6 +246,8 @@ fn copy_caches(from: &Path, to: &Path) -> std::io::Result<()> {
         let _ = std::fs::remove_dir_all(&target);
         copy_tree(&source, &target)?;
     }
+    // The build's records name its outputs by inode: they are made to name the copies.
+    crate::lab::target::carry_records(from, to);
     Ok(())
 }
 
