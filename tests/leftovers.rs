@@ -81,6 +81,20 @@ fn tagged(tag: &str) -> Vec<String> {
         .collect()
 }
 
+/// What still carries `tag` a second after its fencing-lab ended (a process killed a moment
+/// ago may take that long to go).
+fn left_after_a_second(tag: &str) -> Vec<String> {
+    let mut left = tagged(tag);
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        left = tagged(tag);
+    }
+    left
+}
+
 #[test]
 fn a_signal_at_startup_or_mid_run_leaves_no_process_of_a_student_behind() {
     if !common::zoo::can_run("js") || !Path::new("/proc/self/environ").exists() {
@@ -154,14 +168,7 @@ fn a_signal_at_startup_or_mid_run_leaves_no_process_of_a_student_behind() {
                     libc::kill(child.id() as i32, number);
                 }
                 let status = child.wait().unwrap();
-                let mut left = tagged(&tag);
-                for _ in 0..50 {
-                    if left.is_empty() {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(20));
-                    left = tagged(&tag);
-                }
+                let left = left_after_a_second(&tag);
                 assert_eq!(
                     left,
                     Vec::<String>::new(),
@@ -239,14 +246,7 @@ fn the_terminal_ui_ended_by_a_signal_leaves_no_process_of_a_student_behind() {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-        let mut left = tagged(&tag);
-        for _ in 0..50 {
-            if left.is_empty() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-            left = tagged(&tag);
-        }
+        let left = left_after_a_second(&tag);
         assert_eq!(
             left,
             Vec::<String>::new(),

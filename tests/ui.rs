@@ -335,6 +335,13 @@ fn playing_advances_with_real_time_and_stops_at_the_lessons_end() {
     for _ in 0..20 {
         app.update(Action::Tick(100));
     }
+    // The lesson's question stops the play before client 2's write at 9 s; skipped, it plays on.
+    assert_eq!(app.mode(), Mode::Question, "at {}", app.session().now());
+    assert!(!app.is_playing());
+    press(&mut app, &[Action::Skip, Action::TogglePlay]);
+    for _ in 0..20 {
+        app.update(Action::Tick(100));
+    }
     assert_eq!(app.session().now(), 13_000, "stops at the end");
     assert!(!app.is_playing());
     app.update(Action::TogglePlay);

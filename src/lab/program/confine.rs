@@ -136,58 +136,48 @@ fn enter(
     uid_map: &CString,
     gid_map: &CString,
 ) -> std::io::Result<()> {
-    let check = |result: libc::c_int| {
-        if result == -1 {
-            Err(std::io::Error::last_os_error())
-        } else {
-            Ok(())
-        }
-    };
     // SAFETY: each call gets valid NUL-terminated strings that outlive it.
     unsafe {
-        check(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS))?;
+        checked(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS))?;
         write_file(c"/proc/self/setgroups", c"deny")?;
         write_file(c"/proc/self/uid_map", uid_map)?;
         write_file(c"/proc/self/gid_map", gid_map)?;
-        let none = std::ptr::null();
-        check(libc::mount(
-            none,
+        checked(libc::mount(
+            std::ptr::null(),
             c"/".as_ptr(),
-            none,
+            std::ptr::null(),
             libc::MS_REC | libc::MS_PRIVATE,
             std::ptr::null(),
         ))?;
         for folder in guarded {
-            check(libc::mount(
-                folder.as_ptr(),
-                folder.as_ptr(),
-                none,
-                libc::MS_BIND | libc::MS_REC,
-                std::ptr::null(),
-            ))?;
-            check(libc::mount(
-                none,
-                folder.as_ptr(),
-                none,
-                libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY,
-                std::ptr::null(),
-            ))?;
+            bind_onto_itself(folder, libc::MS_RDONLY)?;
         }
-        check(libc::mount(
-            own.as_ptr(),
-            own.as_ptr(),
-            none,
-            libc::MS_BIND | libc::MS_REC,
-            std::ptr::null(),
-        ))?;
-        check(libc::mount(
-            none,
-            own.as_ptr(),
-            none,
-            libc::MS_REMOUNT | libc::MS_BIND,
-            std::ptr::null(),
-        ))?;
-        check(libc::chdir(own.as_ptr()))
+        bind_onto_itself(own, 0)?;
+        checked(libc::chdir(own.as_ptr()))
+    }
+}
+
+/// Binds `folder` (and what is mounted below it) onto itself, then sets the new mount's
+/// `flags` (read-only, or none: a bind copies the read-only flag of the mount it comes from).
+unsafe fn bind_onto_itself(folder: &CString, flags: libc::c_ulong) -> std::io::Result<()> {
+    let (none, at) = (std::ptr::null(), folder.as_ptr());
+    checked(libc::mount(
+        at,
+        at,
+        none,
+        libc::MS_BIND | libc::MS_REC,
+        std::ptr::null(),
+    ))?;
+    let remount = libc::MS_REMOUNT | libc::MS_BIND | flags;
+    checked(libc::mount(none, at, none, remount, std::ptr::null()))
+}
+
+/// A system call's result: -1 is its error.
+fn checked(result: libc::c_int) -> std::io::Result<()> {
+    if result == -1 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(())
     }
 }
 

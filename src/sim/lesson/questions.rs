@@ -167,12 +167,28 @@ mod tests {
     /// without a question asks about none.
     #[test]
     fn a_lessons_question_is_about_the_write_it_names() {
+        // Every lesson but chaos asks one: (lesson, when, which client, its token, the value).
         let asking = [
-            ("gc-pause", 16_500, "client 1's data"),
-            ("clock-jump", 6_000, "client 1's data"),
-            ("network-delay", 14_000, "client 1's data"),
-            ("two-locks", 4_000, "order #2"),
+            ("gc-pause", 16_500, 1, 1, "client 1's data"),
+            ("clock-jump", 6_000, 1, 1, "client 1's data"),
+            ("network-delay", 14_000, 1, 1, "client 1's data"),
+            ("two-locks", 4_000, 1, 1, "order #2"),
+            ("per-key", 9_500, 2, 2, "order #2"),
+            ("lapsed-write", 8_500, 1, 1, "client 1's report"),
+            ("renew", 10_000, 1, 1, "client 1's second write"),
+            ("heartbeat", 15_000, 2, 2, "client 2's data"),
+            ("late-release", 9_000, 2, 2, "client 2's data"),
+            ("crash-restart", 10_000, 2, 3, "client 2's redone data"),
         ];
+        let lessons: Vec<&str> = Scenario::built_in_names().collect();
+        for lesson in &lessons {
+            let asks = asking.iter().any(|(n, ..)| n == lesson);
+            assert_eq!(
+                asks,
+                *lesson != "chaos",
+                "{lesson}: a question in every lesson but chaos"
+            );
+        }
         for name in Scenario::built_in_names() {
             let session = played(name, &[]);
             let run = RunView::of(&session);
@@ -192,7 +208,9 @@ mod tests {
             let expected: Vec<(Ms, ClientId, u64, String)> = asking
                 .iter()
                 .filter(|(n, ..)| *n == name)
-                .map(|&(_, t, value)| (t, ClientId::ALL[0], 1, value.to_owned()))
+                .map(|&(_, t, client, token, value)| {
+                    (t, ClientId::ALL[client - 1], token, value.to_owned())
+                })
                 .collect();
             assert_eq!(asked, expected, "{name}");
         }
