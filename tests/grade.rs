@@ -1110,3 +1110,46 @@ fn a_copys_build_cache_comes_back_trusted() {
         );
     }
 }
+
+/// Every submission is held in memory while its class is graded, so one that holds more than a
+/// lab needs (5 MiB here: a committed node_modules, or a file meant to exhaust the grader) is not
+/// graded, and its row says why; the class goes on.
+#[test]
+fn a_submission_too_large_to_hold_is_refused_in_its_row() {
+    if !can_run("js") {
+        return;
+    }
+    let place = tempfile::tempdir().unwrap();
+    let class = place.path().join("class");
+    let correct = zoo("js")
+        .into_iter()
+        .find(|e| e.name == "js-throw-map")
+        .unwrap();
+    let large = class.join("large");
+    std::fs::rename(build(&correct, &class), &large).unwrap();
+    std::fs::write(large.join("blob.bin"), vec![7u8; 5 * 1024 * 1024]).unwrap();
+    std::fs::rename(build(&correct, &class), class.join("small")).unwrap();
+    let (code, json, err) = tool(&["grade", class.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let graded: Value = serde_json::from_str(&json).unwrap();
+    let row = |name: &str| {
+        graded["submissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .cloned()
+            .unwrap()
+    };
+    let large = row("large");
+    assert_eq!(large["passed"], 0, "{large}");
+    assert!(
+        large["error"]
+            .as_str()
+            .unwrap()
+            .contains("more than the 4 MiB"),
+        "{large}"
+    );
+    let small = row("small");
+    assert_eq!(small["passed"], small["total"], "{small}");
+}

@@ -18,6 +18,11 @@ use crate::sim::text::printable;
 /// and not part of what must stay unchanged.
 const CACHES: [&str; 2] = [".fencing-lab", "target"];
 
+/// The most a submission may hold, its build caches apart, since every one is held in memory
+/// while its class is graded: a lab folder's sources are a few tens of KB; more is what the lab
+/// does not need (a `node_modules`, build outputs) or a submission meant to exhaust the grader.
+const LARGEST_SUBMISSION: u64 = 4 * 1024 * 1024;
+
 /// What a folder holds (its build caches apart): each path in it (relative), and what is there.
 type Fingerprint = BTreeMap<PathBuf, Held>;
 
@@ -71,8 +76,21 @@ impl Copies {
             });
             let mut links_out = Vec::new();
             let mut held = Fingerprint::new();
+            let mut refused = refused;
             if refused.is_none() {
-                held = read_folder(&submission.dir, &real, &mut links_out);
+                let Some(read) = read_folder(&submission.dir, &real, &mut links_out) else {
+                    refused = Some(format!(
+                        "its folder holds more than the {} MiB a lab submission may (its build \
+                         caches apart): remove what the lab does not need, such as node_modules \
+                         or build outputs",
+                        LARGEST_SUBMISSION / (1024 * 1024)
+                    ));
+                    copies.held.push(held);
+                    copies.links_out.push(links_out);
+                    copies.refused.push(refused);
+                    continue;
+                };
+                held = read;
                 let made = write_folder(&copies.dir(i), &held)
                     .and_then(|()| copy_caches(&submission.dir, &copies.dir(i)));
                 made.map_err(|e| {
@@ -103,10 +121,11 @@ impl Copies {
             return Report::not_started(&named, plan, &ProtocolError::new(why.clone()));
         }
         let copy = self.dir(i);
-        if read_folder(&copy, &real(&copy), &mut Vec::new()) != self.held[i] {
+        if read_folder(&copy, &real(&copy), &mut Vec::new()).as_ref() != Some(&self.held[i]) {
             // Changed since it was copied: by another program, where no namespace guards it.
             let _ = std::fs::remove_dir_all(&copy);
-            let _ = write_folder(&copy, &self.held[i]);
+            let _ = write_folder(&copy, &self.held[i])
+                .and_then(|()| copy_caches(&submission.dir, &copy));
         }
         let report = check_in(submission, &copy, plan);
         // The build caches go back, so that the next grading need not build again.
@@ -125,7 +144,8 @@ impl Copies {
             if refused.is_some() {
                 continue;
             }
-            let now = read_folder(&submission.dir, &real(&submission.dir), &mut Vec::new());
+            let now = read_folder(&submission.dir, &real(&submission.dir), &mut Vec::new())
+                .unwrap_or_default();
             let differ = before
                 .keys()
                 .chain(now.keys())
@@ -167,10 +187,12 @@ fn private_root() -> std::io::Result<PathBuf> {
 
 /// What `dir` holds, its build caches apart: folders, files with their modes, and links that
 /// stay inside `top` (the submission's real folder); a link out of it is left out and named in
-/// `links_out`.
-fn read_folder(dir: &Path, top: &Path, links_out: &mut Vec<String>) -> Fingerprint {
+/// `links_out`. `None` if its files come to more than [`LARGEST_SUBMISSION`] (told by their
+/// sizes before any is read).
+fn read_folder(dir: &Path, top: &Path, links_out: &mut Vec<String>) -> Option<Fingerprint> {
     use std::os::unix::fs::PermissionsExt;
     let mut held = Fingerprint::new();
+    let mut bytes = 0;
     let mut folders = vec![PathBuf::new()];
     while let Some(at) = folders.pop() {
         let Ok(entries) = std::fs::read_dir(dir.join(&at)) else {
@@ -195,7 +217,12 @@ fn read_folder(dir: &Path, top: &Path, links_out: &mut Vec<String>) -> Fingerpri
                 folders.push(relative.clone());
                 Held::Folder
             } else if kind.is_file() {
-                let mode = entry.metadata().map_or(0o644, |m| m.permissions().mode());
+                let metadata = entry.metadata().ok();
+                bytes += metadata.as_ref().map_or(0, |m| m.len());
+                if bytes > LARGEST_SUBMISSION {
+                    return None;
+                }
+                let mode = metadata.map_or(0o644, |m| m.permissions().mode());
                 Held::File(std::fs::read(&path).unwrap_or_default(), mode)
             } else {
                 continue;
@@ -203,7 +230,7 @@ fn read_folder(dir: &Path, top: &Path, links_out: &mut Vec<String>) -> Fingerpri
             held.insert(relative, what);
         }
     }
-    held
+    Some(held)
 }
 
 /// Writes what a folder held into `dir` (made if need be), over what is there.
