@@ -964,8 +964,9 @@ fn a_fork_bomb_fails_alone_and_the_class_goes_on() {
         .status()
         .unwrap();
     assert!(chown.success());
+    // `set -e`: a shell whose `ulimit` fails would grade without the limit (dash has no -u).
     let script = format!(
-        "ulimit -u 150; exec {} grade {} --format json --jobs 1",
+        "set -e; ulimit -u 150; exec {} grade {} --format json --jobs 1",
         bin.display(),
         class.display()
     );
@@ -974,7 +975,7 @@ fn a_fork_bomb_fails_alone_and_the_class_goes_on() {
             "--reuid=65534",
             "--regid=65534",
             "--clear-groups",
-            "sh",
+            "bash",
             "-c",
             &script,
         ])
