@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use common::zoo::{build, can_run, zoo, Entry};
+use common::zoo::{build, build_as, can_run, entry, zoo, Entry};
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_fencing-lab");
@@ -393,12 +393,7 @@ fn a_report_that_cannot_be_written_leaves_the_class_table_whole() {
     let root = tempfile::tempdir().unwrap();
     let class = root.path().join("class");
     std::fs::create_dir(&class).unwrap();
-    let ada = zoo("python")
-        .into_iter()
-        .find(|e| e.name == "python-raise-none")
-        .unwrap();
-    let built = build(&ada, &class);
-    std::fs::rename(&built, class.join("ada")).unwrap();
+    build_as(&entry("python", "python-raise-none"), &class, "ada");
     let reports = root.path().join("reports");
     std::fs::create_dir(&reports).unwrap();
     let fifo = reports.join("ada.txt");
@@ -432,8 +427,7 @@ fn earlier_reports_are_removed_or_kept_and_said_and_the_runs_times_are_kept() {
     std::fs::create_dir(&class).unwrap();
     let correct = zoo("python").into_iter().find(Entry::is_correct).unwrap();
     for name in ["ada", "ivy"] {
-        let built = build(&correct, &root.path().join(name));
-        std::fs::rename(&built, class.join(name)).unwrap();
+        build_as(&correct, &class, name);
     }
     let reports = root.path().join("reports");
     let grade_to = |reports: &Path| {
@@ -730,11 +724,7 @@ fn a_class_is_told_the_rules_to_reteach_first_and_the_same_code() {
     let class = root.path().join("class");
     std::fs::create_dir(&class).unwrap();
     let entries = zoo("python");
-    let place = |entry: &Entry, name: &str| {
-        let built = build(entry, &root.path().join(name));
-        std::fs::rename(&built, class.join(name)).unwrap();
-        class.join(name)
-    };
+    let place = |entry: &Entry, name: &str| build_as(entry, &class, name);
     let base = entries
         .iter()
         .find(|e| e.name == "python-raise-none")
@@ -823,16 +813,8 @@ fn a_submission_that_deletes_its_neighbours_harms_no_other() {
     for isolation in ["namespaces", "copies"] {
         let class = tempfile::tempdir().unwrap();
         let root = class.path().canonicalize().unwrap();
-        let correct = zoo("js")
-            .into_iter()
-            .find(|e| e.name == "js-throw-map")
-            .unwrap();
-        let vandal = build(&correct, &root);
-        let vandal = {
-            let renamed = root.join("a-vandal");
-            std::fs::rename(&vandal, &renamed).unwrap();
-            renamed
-        };
+        let correct = entry("js", "js-throw-map");
+        let vandal = build_as(&correct, &root, "a-vandal");
         let code = std::fs::read_to_string(vandal.join("lock_service.mjs")).unwrap();
         let prologue = format!(
             "import * as fs from \"node:fs\";\n\
@@ -940,23 +922,15 @@ fn a_fork_bomb_fails_alone_and_the_class_goes_on() {
     let bin = root.join("fencing-lab");
     std::fs::copy(BIN, &bin).unwrap();
     let class = root.join("class");
-    let correct = zoo("js")
-        .into_iter()
-        .find(|e| e.name == "js-throw-map")
-        .unwrap();
-    let bomb = build(&correct, &class);
-    let bomb = {
-        let renamed = class.join("a-bomb");
-        std::fs::rename(&bomb, &renamed).unwrap();
-        renamed
-    };
+    let correct = entry("js", "js-throw-map");
+    let bomb = build_as(&correct, &class, "a-bomb");
     let code = std::fs::read_to_string(bomb.join("lock_service.mjs")).unwrap();
     // Forks without end and never gets to answer: the machine is out of processes meanwhile.
     let prologue = "import { spawnSync } from \"node:child_process\";\n\
         for (;;) spawnSync(\"sh\", [\"-c\", \"sleep 30 & sleep 30 & sleep 30 &\"]);\n";
     std::fs::write(bomb.join("lock_service.mjs"), prologue.to_owned() + &code).unwrap();
     for name in ["b-ok", "c-ok"] {
-        std::fs::rename(build(&correct, &class), class.join(name)).unwrap();
+        build_as(&correct, &class, name);
     }
     let chown = Command::new("chown")
         .args(["-R", "65534:65534"])
@@ -1012,26 +986,21 @@ fn hostile_names_and_links_out_are_graded_safely_and_said() {
     }
     let place = tempfile::tempdir().unwrap();
     let class = place.path().join("class");
-    let correct = zoo("js")
-        .into_iter()
-        .find(|e| e.name == "js-throw-map")
-        .unwrap();
+    let correct = entry("js", "js-throw-map");
     let names = [
         "x".repeat(250),
         "esc\u{1b}[2Jname".to_owned(),
         "new\nline".to_owned(),
     ];
     for name in &names {
-        std::fs::rename(build(&correct, &class), class.join(name)).unwrap();
+        build_as(&correct, &class, name);
     }
     // A link out of the class, and a link out of a submission (to a file it does not own).
-    let outside = place.path().join("outside");
-    std::fs::rename(build(&correct, place.path()), &outside).unwrap();
+    let outside = build_as(&correct, place.path(), "outside");
     std::os::unix::fs::symlink(&outside, class.join("linked")).unwrap();
     let secret = place.path().join("secret.txt");
     std::fs::write(&secret, "the teacher's").unwrap();
-    let reaching = class.join("reaching");
-    std::fs::rename(build(&correct, &class), &reaching).unwrap();
+    let reaching = build_as(&correct, &class, "reaching");
     std::os::unix::fs::symlink(&secret, reaching.join("notes.txt")).unwrap();
     let reports = place.path().join("reports");
     let (code, out, err) = tool(&[
@@ -1095,10 +1064,7 @@ fn a_copys_build_cache_comes_back_trusted() {
     }
     let place = tempfile::tempdir().unwrap();
     let class = place.path().join("class");
-    let correct = zoo("java")
-        .into_iter()
-        .find(|e| e.name == "java-correct")
-        .unwrap();
+    let correct = entry("java", "java-correct");
     let student = build(&correct, &class);
     for round in 0..2 {
         let (code, out, err) = tool(&["grade", class.to_str().unwrap(), "--jobs", "1"]);
@@ -1122,14 +1088,10 @@ fn a_submission_too_large_to_hold_is_refused_in_its_row() {
     }
     let place = tempfile::tempdir().unwrap();
     let class = place.path().join("class");
-    let correct = zoo("js")
-        .into_iter()
-        .find(|e| e.name == "js-throw-map")
-        .unwrap();
-    let large = class.join("large");
-    std::fs::rename(build(&correct, &class), &large).unwrap();
+    let correct = entry("js", "js-throw-map");
+    let large = build_as(&correct, &class, "large");
     std::fs::write(large.join("blob.bin"), vec![7u8; 5 * 1024 * 1024]).unwrap();
-    std::fs::rename(build(&correct, &class), class.join("small")).unwrap();
+    build_as(&correct, &class, "small");
     let (code, json, err) = tool(&["grade", class.to_str().unwrap(), "--format", "json"]);
     assert_eq!(code, Some(0), "{err}");
     let graded: Value = serde_json::from_str(&json).unwrap();

@@ -15,16 +15,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_fencing-lab");
 /// The JavaScript starter's correct solution, with a daemon started on import and a marker
 /// file written when the moment to kill has come.
 fn hostile_folder(into: &Path, name: &str, moment: &str, markers: &Path) -> PathBuf {
-    let correct = common::zoo::zoo("js")
-        .into_iter()
-        .find(|e| e.name == "js-throw-map")
-        .unwrap();
-    let dir = common::zoo::build(&correct, into);
-    let dir = {
-        let renamed = into.join(name);
-        std::fs::rename(&dir, &renamed).unwrap();
-        renamed
-    };
+    let correct = common::zoo::entry("js", "js-throw-map");
+    let dir = common::zoo::build_as(&correct, into, name);
     let marker = markers.join(format!("{name}.started"));
     let code = std::fs::read_to_string(dir.join("lock_service.mjs")).unwrap();
     let wait = match moment {

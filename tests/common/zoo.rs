@@ -147,6 +147,21 @@ pub fn can_run(language: &str) -> bool {
 
 /// The entry as a student's folder: a fresh starter with the student's files (a mutant's with
 /// its edits, each of which must match exactly once); TypeScript compiled.
+/// The zoo's entry of `language` named `name`.
+pub fn entry(language: &str, name: &str) -> Entry {
+    zoo(language)
+        .into_iter()
+        .find(|e| e.name == name)
+        .unwrap_or_else(|| panic!("no zoo entry {name} in {language}"))
+}
+
+/// `entry` built into `into` as the folder `folder` (a student's submission, say).
+pub fn build_as(entry: &Entry, into: &Path, folder: &str) -> PathBuf {
+    let dir = into.join(folder);
+    std::fs::rename(build(entry, into), &dir).unwrap();
+    dir
+}
+
 pub fn build(entry: &Entry, into: &Path) -> PathBuf {
     let (starter, files) = layout(&entry.language);
     let dir = into.join(entry.name.replace('/', "--"));
