@@ -59,9 +59,10 @@ fn pressing_n_walks_the_lesson_and_stops_before_the_question() {
     let mut app = app("gc-pause", true);
     let times = to_question(&mut app);
     // The seventh press asks instead of moving: the write at 16.5 s waits for a prediction.
+    // The seventh stands at 16.5 s with the write still to come.
     assert_eq!(
         times,
-        [1_000, 4_000, 10_000, 11_000, 12_000, 16_000, 16_000]
+        [1_000, 4_000, 10_000, 11_000, 12_000, 16_000, 16_500]
     );
     let text = screen(&app, 80, 24);
     assert!(
@@ -83,6 +84,67 @@ fn pressing_n_walks_the_lesson_and_stops_before_the_question() {
         "{footer}"
     );
     insta::assert_snapshot!("gc_pause_question_80x24", text);
+}
+
+/// Every question, in every lesson, fencing, check and system, is asked on the screen of the
+/// moment it is about: the header's time is the question's, and what happens then is still to come.
+#[test]
+fn every_question_is_asked_at_its_own_moment_before_it_plays() {
+    use fencing_lab::sim::systems::SYSTEMS;
+    use fencing_lab::sim::{fmt_seconds, Setup};
+    let mut asked = 0;
+    for scenario in Scenario::all_built_in() {
+        for (beat, ask) in scenario
+            .beats
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.ask.is_some())
+        {
+            for fencing in [true, false] {
+                for check in FenceCheck::ALL {
+                    for system in std::iter::once(None).chain(SYSTEMS.iter().map(Some)) {
+                        let mut setup = Setup::new(Arc::new(scenario.clone()))
+                            .fencing(fencing)
+                            .check(check);
+                        if let Some(system) = system {
+                            setup = setup.as_system(system);
+                        }
+                        let what = format!(
+                            "{} beat {beat} fencing={fencing} {} --as {}",
+                            scenario.name,
+                            check.name(),
+                            system.map_or("-", |s| s.id)
+                        );
+                        let mut app = App::new(Session::new(setup), Theme::plain());
+                        while app.mode() != Mode::Question && app.session().now() < ask.at {
+                            app.update(Action::NextMoment);
+                        }
+                        if app.mode() != Mode::Question {
+                            continue; // what it asks about does not happen in this run
+                        }
+                        asked += 1;
+                        assert_eq!(app.prediction().unwrap().beat, beat, "{what}");
+                        assert_eq!(app.session().now(), ask.at, "{what}");
+                        let text = screen(&app, 80, 24);
+                        let header = text.lines().next().unwrap();
+                        assert!(
+                            header.contains(&format!("t = {} s", fmt_seconds(ask.at))),
+                            "{what}: {header}"
+                        );
+                        let played_then =
+                            app.session().world().events().iter().any(|e| e.t == ask.at);
+                        assert!(!played_then, "{what}: the moment already played\n{text}");
+                        app.update(Action::Answer(true));
+                        assert!(
+                            app.session().world().events().iter().any(|e| e.t == ask.at),
+                            "{what}: answering plays the moment"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(asked > 300, "only {asked} questions asked");
 }
 
 #[test]
@@ -360,8 +422,8 @@ fn playing_stops_before_a_question() {
     assert_eq!(app.mode(), Mode::Question);
     assert_eq!(
         app.session().now(),
-        16_400,
-        "the last tick before the write"
+        16_500,
+        "at the write's moment, the write still to come"
     );
 }
 

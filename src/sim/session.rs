@@ -96,6 +96,15 @@ impl Session {
         self.world.advance_to(t, &self.inputs);
     }
 
+    /// Travels to `t` with what is due at `t` not yet done ([`World::approach`]): where a
+    /// question about that moment is asked.
+    pub fn approach(&mut self, t: Ms) {
+        if t <= self.world.now() {
+            self.world = World::new(&self.setup, &self.inputs, Keep::All);
+        }
+        self.world.approach(t, &self.inputs);
+    }
+
     /// The next moment something happens after now (an event or a lesson beat).
     pub fn next_moment(&self) -> Option<Ms> {
         self.world.next_due(&self.inputs)

@@ -57,6 +57,8 @@ struct InFlight {
 pub struct World {
     setup: Setup,
     now: Ms,
+    /// The clock stands at `now` but what is due then has not happened yet ([`World::approach`]).
+    before_due: bool,
     backend: Backend,
     fencing: bool,
     check: FenceCheck,
@@ -97,6 +99,7 @@ impl World {
             .map(|params| ChaosDriver::new(params, setup.seed));
         let mut world = World {
             now: 0,
+            before_due: false,
             backend,
             fencing: setup.fencing,
             check: setup.check,
@@ -395,6 +398,12 @@ impl World {
             if t > target {
                 break;
             }
+            if t == self.now && self.before_due {
+                // Standing just before this moment: now it happens.
+                self.before_due = false;
+                self.settle(inputs);
+                continue;
+            }
             if t <= self.now {
                 // Settling leaves nothing due at now; if something is, never spin on it.
                 debug_assert!(false, "work still due at {} after settling", self.now);
@@ -407,8 +416,19 @@ impl World {
         self.set_now(target.max(self.now));
     }
 
+    /// Plays every moment before `t` and stands at `t` with what is due then not yet done: the
+    /// screen a question about that moment is asked on. The next advance, even to `t`, plays it.
+    pub fn approach(&mut self, t: Ms, inputs: &[Input]) {
+        self.advance_to(t.saturating_sub(1), inputs);
+        if !self.halted() && t > self.now {
+            self.set_now(t);
+            self.before_due = true;
+        }
+    }
+
     /// Applies inputs newly due at the current time (after a session adds one).
     pub fn apply_due_inputs(&mut self, inputs: &[Input]) {
+        self.before_due = false;
         self.settle(inputs);
     }
 

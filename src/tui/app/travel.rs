@@ -134,9 +134,8 @@ impl App {
             self.session.seek(t);
             return;
         };
-        while let Some(moment) = self.session.next_moment().filter(|&m| m < asked.at) {
-            self.session.seek(moment);
-        }
+        // The question is asked at the moment it is about, before that moment plays.
+        self.session.approach(asked.at);
         self.asked.insert(beat);
         if self.lesson.question_applies(self.session.world(), beat) {
             self.prediction = Some(Prediction {

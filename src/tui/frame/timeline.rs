@@ -32,6 +32,15 @@ pub struct Flight {
     pub key: String,
     pub sent: Ms,
     pub arrives: Ms,
+    /// Whether it reached the storage (at `arrives`, it may still be about to).
+    pub arrived: bool,
+}
+
+impl Flight {
+    /// Whether the network holds it at `now`.
+    pub fn in_flight_at(&self, now: Ms) -> bool {
+        self.sent <= now && (self.arrives > now || (self.arrives == now && !self.arrived))
+    }
 }
 
 /// The timeline's data.
@@ -152,6 +161,10 @@ pub fn flights(events: &[Event]) -> Vec<Flight> {
                 key: key.clone(),
                 sent: e.t,
                 arrives: *deliver_at,
+                arrived: events.iter().any(|w| {
+                    matches!(&w.kind, EventKind::Write { client: c, sent_at: Some(s), .. }
+                        if c == client && *s == e.t)
+                }),
             }),
             _ => None,
         })

@@ -316,7 +316,7 @@ impl Timeline<'_> {
                     p.buf.set_string(c.lane_x + a, y, label, waiting);
                 }
             }
-            if flight.sent <= data.now && flight.arrives > data.now && status.is_empty() {
+            if flight.in_flight_at(data.now) && status.is_empty() {
                 status = format!(
                     "{} → {} at {} s",
                     flight_label(flight.client.number(), flight.token, data.tokens),
