@@ -722,6 +722,254 @@ fn every_label_is_clear_uncovered_and_readable_in_a_real_browser() {
     assert!(runs.len() > 40);
 }
 
+/// One label of a diagram, as drawn.
+struct Drawn {
+    role: String,
+    t: String,
+    text: String,
+    x: f64,
+    y: f64,
+    left: f64,
+}
+
+fn drawn_labels(doc: &roxmltree::Document) -> Vec<Drawn> {
+    doc.descendants()
+        .filter(|n| n.attribute("class") == Some("label"))
+        .map(|n| {
+            let lines: Vec<String> = n
+                .descendants()
+                .filter(|d| d.is_text())
+                .map(|d| d.text().unwrap_or_default().to_owned())
+                .collect();
+            let size: f64 = n.attribute("font-size").unwrap().parse().unwrap();
+            let bold = n.attribute("font-weight") == Some("bold");
+            let width = lines
+                .iter()
+                .map(|l| text_width(l, size, bold))
+                .fold(0.0, f64::max);
+            let x: f64 = n.attribute("x").unwrap().parse().unwrap();
+            let left = match n.attribute("text-anchor") {
+                Some("middle") => x - width / 2.0,
+                Some("end") => x - width,
+                _ => x,
+            };
+            Drawn {
+                role: n.attribute("data-role").unwrap_or_default().to_owned(),
+                t: n.attribute("data-t").unwrap_or_default().to_owned(),
+                text: lines.join(" "),
+                x,
+                y: n.attribute("y").unwrap().parse().unwrap(),
+                left,
+            }
+        })
+        .collect()
+}
+
+/// A short token ("t4", "t4?", "t4:") among a text's words.
+fn short_token_in(text: &str) -> Option<&str> {
+    text.split(' ').find(|w| {
+        let core = w.trim_end_matches([',', ':', '?', ')']);
+        core.len() > 1 && core.starts_with('t') && core[1..].bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+/// Every diagram of every lesson, fencing, check and system, its labels read back against the
+/// run: the system's word for a token on every label, "lease gone" on every belief stripe,
+/// the key on every write and verdict where a lesson writes several, nothing left of the time
+/// axis, a wake on its own client's line, a lease's end beside the clock jump that ends it,
+/// and no two verdict boxes alike at one instant.
+#[test]
+fn every_label_speaks_the_systems_words_names_its_key_and_sits_where_it_belongs() {
+    use fencing_lab::pictures::svg;
+    use fencing_lab::sim::systems::SYSTEMS;
+    use fencing_lab::sim::{Scenario, Session, Setup};
+    use fencing_lab::FenceCheck;
+    use std::sync::Arc;
+    let mut diagrams = 0;
+    let (mut keyed_writes, mut wakes, mut beside, mut merged) = (0, 0, 0, false);
+    for scenario in Scenario::all_built_in() {
+        let keys = scenario.keys();
+        for fencing in [true, false] {
+            for check in FenceCheck::ALL {
+                let seeds: &[u64] = if scenario.chaos.is_some() {
+                    &[1, 8, 11]
+                } else {
+                    &[0]
+                };
+                let systems = std::iter::once(None).chain(SYSTEMS.iter().map(Some));
+                for (system, &seed) in systems.flat_map(|s| seeds.iter().map(move |seed| (s, seed)))
+                {
+                    let mut setup = Setup::new(Arc::new(scenario.clone()))
+                        .fencing(fencing)
+                        .check(check);
+                    if let Some(system) = system {
+                        setup = setup.as_system(system);
+                    }
+                    if scenario.chaos.is_some() {
+                        setup = setup.seed(seed);
+                    }
+                    let what = format!(
+                        "{} seed {seed} fencing={fencing} {} --as {}",
+                        scenario.name,
+                        check.name(),
+                        system.map_or("-", |s| s.id)
+                    );
+                    let until = scenario.end.min(40_000);
+                    let session = Session::played_to(setup, until);
+                    let window = svg::Window::choose(&[&session], None, until);
+                    let picture = svg::diagram(&session, svg::Size::DEFAULT, window, "");
+                    let doc = roxmltree::Document::parse(&picture).unwrap();
+                    diagrams += 1;
+                    let root = doc.root_element();
+                    let x0: f64 = root.attribute("data-x0").unwrap().parse().unwrap();
+                    let lanes: Vec<f64> = doc
+                        .descendants()
+                        .filter(|n| n.attribute("class") == Some("actor"))
+                        .map(|n| n.attribute("y1").unwrap().parse().unwrap())
+                        .collect();
+                    let labels = drawn_labels(&doc);
+                    let renamed = system.is_some_and(|s| s.has_token && s.mark != "t");
+                    for label in &labels {
+                        let text = &label.text;
+                        if renamed {
+                            assert_eq!(short_token_in(text), None, "{what}: {text:?}");
+                        }
+                        if text.contains("believes") || text.ends_with('?') {
+                            assert!(text.contains("lease gone"), "{what}: {text:?}");
+                        }
+                        assert!(
+                            label.left >= x0 - 0.5,
+                            "{what}: {text:?} begins at {:.1}, left of the axis at {x0}",
+                            label.left
+                        );
+                        if keys.len() > 1
+                            && ["write", "asked", "verdict"].contains(&label.role.as_str())
+                        {
+                            keyed_writes += 1;
+                            assert!(
+                                keys.iter()
+                                    .any(|k| text.split([' ', ',', ':']).any(|w| w == *k)),
+                                "{what}: {} {text:?} names no key of {keys:?}",
+                                label.role
+                            );
+                        }
+                    }
+                    // A wake's label is nearer its own client's line than any other.
+                    for event in doc
+                        .descendants()
+                        .filter(|n| n.attribute("data-event") == Some("resume"))
+                    {
+                        let t = event.attribute("data-t").unwrap();
+                        let title = event.first_element_child().unwrap().text().unwrap();
+                        let client: usize = title
+                            .split("client-")
+                            .nth(1)
+                            .and_then(|r| r[..1].parse().ok())
+                            .unwrap();
+                        let nearest = |y: f64| {
+                            (0..lanes.len())
+                                .min_by(|&a, &b| {
+                                    (lanes[a] - y).abs().total_cmp(&(lanes[b] - y).abs())
+                                })
+                                .unwrap()
+                        };
+                        let shown: Vec<usize> = doc
+                            .descendants()
+                            .filter(|n| {
+                                n.attribute("class") == Some("actor-name") || n.has_tag_name("text")
+                            })
+                            .filter_map(|n| n.text())
+                            .filter_map(|n| n.strip_prefix("client-").and_then(|d| d.parse().ok()))
+                            .collect();
+                        let lane = 1 + shown.iter().position(|&c| c == client).unwrap();
+                        for wake in labels
+                            .iter()
+                            .filter(|l| l.role == "client" && l.t == t && l.text == "wakes")
+                        {
+                            wakes += 1;
+                            assert_eq!(
+                                nearest(wake.y),
+                                lane,
+                                "{what}: client-{client} wakes at {t} s, labelled at y {}",
+                                wake.y
+                            );
+                        }
+                    }
+                    // A lease that a clock jump ends at once: its label beside the jump's.
+                    for jump in labels.iter().filter(|l| l.role == "clock") {
+                        for end in labels
+                            .iter()
+                            .filter(|l| l.role == "expire" && l.t == jump.t)
+                        {
+                            beside += 1;
+                            assert!(
+                                end.left > jump.x,
+                                "{what}: {:?} at ({}, {}) is not right of {:?} at ({}, {})",
+                                end.text,
+                                end.x,
+                                end.y,
+                                jump.text,
+                                jump.x,
+                                jump.y
+                            );
+                        }
+                    }
+                    // A verdict's box stands for as many writes as it says (×N), never more.
+                    let mut said: BTreeMap<(String, String), usize> = BTreeMap::new();
+                    for label in labels.iter().filter(|l| l.role == "verdict") {
+                        let outcome = label.text.split(' ').next().unwrap().to_lowercase();
+                        let times = label
+                            .text
+                            .split('×')
+                            .nth(1)
+                            .map_or(1, |n| n.split(' ').next().unwrap().parse().unwrap());
+                        merged |= times > 1;
+                        *said.entry((label.t.clone(), outcome)).or_default() += times;
+                    }
+                    for ((t, outcome), times) in &said {
+                        let writes = doc
+                            .descendants()
+                            .filter(|n| {
+                                n.attribute("data-t") == Some(t.as_str())
+                                    && n.attribute("data-outcome") == Some(outcome.as_str())
+                            })
+                            .count();
+                        assert!(
+                            *times <= writes,
+                            "{what}: {times} {outcome} at {t} s, {writes} drawn"
+                        );
+                        if scenario.chaos.is_none() {
+                            assert_eq!(*times, writes, "{what}: {outcome} at {t} s");
+                        }
+                    }
+                    let mut verdicts: Vec<(&str, &str)> = labels
+                        .iter()
+                        .filter(|l| l.role == "verdict")
+                        .map(|l| (l.t.as_str(), l.text.as_str()))
+                        .collect();
+                    let all = verdicts.len();
+                    verdicts.sort();
+                    verdicts.dedup();
+                    assert_eq!(
+                        verdicts.len(),
+                        all,
+                        "{what}: two verdict boxes alike at one instant"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(diagrams, 13 * 2 * 4 * 7);
+    assert!(
+        keyed_writes > 100 && wakes > 20 && beside > 10,
+        "{keyed_writes} {wakes} {beside}"
+    );
+    assert!(
+        merged,
+        "no verdicts alike at one instant were drawn as one box"
+    );
+}
+
 #[test]
 fn slides_share_their_axis_and_leave_idle_actors_out() {
     let early = lab(&[

@@ -76,5 +76,5 @@ pub use scenario::{
 };
 pub use session::Session;
 pub use time::{fmt_seconds, seconds, to_ms, Ms};
-pub use vocab::Vocab;
+pub use vocab::{Marks, Vocab};
 pub use world::{LiveLease, Setup, Stats, World};

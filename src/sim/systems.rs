@@ -12,6 +12,9 @@ pub struct System {
     /// What the lesson calls a token under `--as` ("revision"); for a system with no token, the
     /// lock service's grant number, which no storage ever sees.
     pub word: &'static str,
+    /// The word in a label's few characters, before the number ("rev 4"); "t" is the plain
+    /// "t4". A system with no token shows no number.
+    pub mark: &'static str,
     /// Whether it hands out a number the storage can check.
     pub has_token: bool,
     /// How its numbers run, when not one a grant: every change to the store takes one (etcd's
@@ -38,6 +41,7 @@ pub const SYSTEMS: &[System] = &[
         name: "etcd",
         id: "etcd",
         word: "revision",
+        mark: "rev",
         has_token: true,
         numbering: Some(
             "every change to etcd bumps its revision (a grant's create, the delete when its lease ends), so grants jump"
@@ -54,6 +58,7 @@ pub const SYSTEMS: &[System] = &[
         name: "ZooKeeper",
         id: "zookeeper",
         word: "zxid",
+        mark: "zxid",
         has_token: true,
         numbering: Some(
             "the number shown is the zxid's counter of every change (a lock znode's create, its delete when the lease ends; the high 32 bits hold the epoch, 1 here), so grants jump"
@@ -70,6 +75,7 @@ pub const SYSTEMS: &[System] = &[
         name: "Hazelcast",
         id: "hazelcast",
         word: "fence",
+        mark: "fence",
         has_token: true,
         numbering: None,
         token: "the fence of a FencedLock (INVALID_FENCE = 0 when not held)",
@@ -84,6 +90,7 @@ pub const SYSTEMS: &[System] = &[
         name: "Redisson",
         id: "redisson",
         word: "token",
+        mark: "t",
         has_token: true,
         numbering: None,
         token: "the token of an RFencedLock",
@@ -97,6 +104,7 @@ pub const SYSTEMS: &[System] = &[
         name: "Kubernetes Lease",
         id: "kubernetes",
         word: "grant",
+        mark: "",
         has_token: false,
         numbering: None,
         token: "none of its own: leaseTransitions counts leader changes, but nothing hands it \
@@ -112,6 +120,7 @@ pub const SYSTEMS: &[System] = &[
         name: "Redlock",
         id: "redlock",
         word: "grant",
+        mark: "",
         has_token: false,
         numbering: None,
         token: "none",

@@ -17,6 +17,81 @@ impl LockId {
     }
 }
 
+/// How a lane or a diagram writes a token in a few characters: `t4`, or under `--as` the
+/// system's own word for it (`rev 4`, `zxid 4`); nothing under a system with no token, whose
+/// numbers the storage never sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Marks {
+    word: Option<&'static str>,
+}
+
+impl Marks {
+    /// The plain `t4`.
+    pub const PLAIN: Marks = Marks { word: Some("t") };
+
+    /// The marks under `system` (plain without one).
+    pub fn of(system: Option<&System>) -> Marks {
+        match system {
+            None => Marks::PLAIN,
+            Some(s) if !s.has_token => Marks { word: None },
+            Some(s) => Marks { word: Some(s.mark) },
+        }
+    }
+
+    /// Whether tokens are shown at all.
+    pub fn shown(self) -> bool {
+        self.word.is_some()
+    }
+
+    /// `token` as a label writes it: "t4", "rev 4"; empty where tokens are not shown.
+    pub fn of_token(self, token: u64) -> String {
+        match self.word {
+            Some("t") => format!("t{token}"),
+            Some(word) => format!("{word} {token}"),
+            None => String::new(),
+        }
+    }
+
+    /// `token` in the fewest characters, for a crowded terminal lane: "t4", or the first letter
+    /// of the system's word ("r4" for a revision, "z4" for a zxid).
+    pub fn compact(self, token: u64) -> String {
+        match self.word {
+            Some(word) => format!("{}{token}", &word[..1]),
+            None => String::new(),
+        }
+    }
+
+    /// `text` with every short token (`t4`, a whole word) written as these marks write it:
+    /// "REJECTED t2 < t4" is "REJECTED rev 2 < rev 4". Marks that show no token leave it.
+    pub fn apply(self, text: &str) -> String {
+        match self.word {
+            Some("t") | None => text.to_owned(),
+            Some(_) => {
+                let words: Vec<String> = text
+                    .split(' ')
+                    .map(|word| {
+                        let core = word.trim_end_matches([',', ':', '?', ')']);
+                        match short_token(core) {
+                            Some(n) => format!("{}{}", self.of_token(n), &word[core.len()..]),
+                            None => word.to_owned(),
+                        }
+                    })
+                    .collect();
+                words.join(" ")
+            }
+        }
+    }
+}
+
+/// The number of a short token, `t4`: a `t` and digits alone.
+fn short_token(word: &str) -> Option<u64> {
+    let digits = word.strip_prefix('t')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 /// How the lesson names things: the scenario's locks and the word for a fencing token (a real
 /// system's name for it, with `--as`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +102,8 @@ pub struct Vocab {
     pub token: &'static str,
     /// The real system the lesson speaks as (`--as`), if any.
     pub system: Option<&'static System>,
+    /// Whether the lesson writes more than one key: then every write's label names its key.
+    pub keyed: bool,
 }
 
 impl Vocab {
@@ -41,7 +118,14 @@ impl Vocab {
             locks: locks.to_vec(),
             token: system.map_or("token", |s| s.word),
             system,
+            keyed: false,
         }
+    }
+
+    /// This vocabulary for a lesson that writes these keys.
+    pub fn writing(mut self, keys: &[&str]) -> Vocab {
+        self.keyed = keys.len() > 1;
+        self
     }
 
     /// The name of `lock`.
@@ -93,22 +177,26 @@ impl Vocab {
         out
     }
 
-    /// A diagram's short forms in this vocabulary. Under a system with no token a short number
+    /// How labels write a token in this vocabulary ([`Marks`]).
+    pub fn marks(&self) -> Marks {
+        Marks::of(self.system)
+    }
+
+    /// A diagram's short forms in this vocabulary: short tokens as its [`Marks`] write them
+    /// (`t3` is `rev 3` as etcd). Under a system with no token a short number
     /// (`t3`) reads as a token the storage could order, so it is dropped, its punctuation kept
     /// ("renew t1: refused" is "renew: refused"), and a form left with no word is dropped.
     pub fn short_forms(&self, forms: Vec<String>) -> Vec<String> {
         if self.system.is_none_or(|s| s.has_token) {
-            return forms;
+            let marks = self.marks();
+            return forms.iter().map(|form| marks.apply(form)).collect();
         }
         let mut kept: Vec<String> = Vec::new();
         for form in forms {
             let mut words: Vec<String> = Vec::new();
             for word in form.split(' ') {
                 let core = word.trim_end_matches([',', ':', '?']);
-                let number = core
-                    .strip_prefix('t')
-                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-                if !number {
+                if short_token(core).is_none() {
                     words.push(word.to_owned());
                 } else if let Some(last) = words.last_mut() {
                     last.push_str(&word[core.len()..]);
@@ -222,9 +310,27 @@ mod tests {
             "t12 ends",
             "at t 2",
         ]);
-        for vocab in [Vocab::plain(&locks), Vocab::of(&locks, find("etcd"))] {
+        for vocab in [Vocab::plain(&locks), Vocab::of(&locks, find("redisson"))] {
             assert_eq!(vocab.short_forms(all.clone()), all);
         }
+        // A system with a word of its own writes its short tokens in it.
+        let etcd = Vocab::of(&locks, find("etcd"));
+        assert_eq!(
+            etcd.short_forms(all.clone()),
+            forms(&[
+                "grant 3",
+                "grant rev 3",
+                "grant rev 4",
+                "rev 3",
+                "renew rev 1: refused",
+                "write rev 1, delayed",
+                "c1 rev 3",
+                "believes rev 1",
+                "rev 1?",
+                "rev 12 ends",
+                "at t 2",
+            ])
+        );
         let redlock = Vocab::of(&locks, find("redlock"));
         assert_eq!(
             redlock.short_forms(all),

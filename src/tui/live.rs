@@ -30,7 +30,7 @@ use super::view;
 use crate::sim::board::Board;
 use crate::sim::lesson::{belief_and_truth, Believes, Lesson, RunView, Tone, Truth};
 use crate::sim::time::{fmt_seconds, fmt_service_seconds};
-use crate::sim::{EventKind, LockId, Vocab};
+use crate::sim::{EventKind, LockId, Marks, Vocab};
 
 /// How often the screen is drawn while the lesson runs.
 const REDRAW: Duration = Duration::from_millis(100);
@@ -173,7 +173,7 @@ fn timeline(board: &Board) -> TimelineData<'_> {
         now: board.now(),
         end: board.end.max(board.now()),
         chaos: scenario.chaos.is_some(),
-        tokens: true,
+        tokens: Marks::PLAIN,
         history: board.history(),
         clients,
         locks,
@@ -265,12 +265,20 @@ fn storage(board: &Board) -> StorageData {
             key,
             verdict,
             ..
-        } => Some(verdict_line(verdict, *client, key, e.t, board.now(), true)),
+        } => Some(verdict_line(
+            verdict,
+            *client,
+            key,
+            e.t,
+            board.now(),
+            Marks::PLAIN,
+        )),
         _ => None,
     });
     StorageData {
         title: title.into(),
         highest: true,
+        marks: Marks::PLAIN,
         rows,
         verdict,
         counts: None,

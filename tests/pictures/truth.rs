@@ -288,7 +288,8 @@ fn the_verdicts_agree(
         // A long label keeps the comparison the UI's verdict line states.
         if outcome == Outcome::Rejected && !counted {
             assert!(
-                ts.iter().any(|t| t.contains(&verdict.comparison())),
+                ts.iter()
+                    .any(|t| t.contains(&vocab.marks().apply(&verdict.comparison()))),
                 "{what}: the REJECTED label at {} s drops its comparison {}: {ts:?}",
                 fmt_seconds(e.t),
                 verdict.comparison()
@@ -451,7 +452,7 @@ fn checked(
         "{what}: the bars are the lanes"
     );
     the_uis_lane_agrees(&session, window, &bars, &what);
-    let vocab = Vocab::of(&scenario.locks, system);
+    let vocab = Vocab::of(&scenario.locks, system).writing(&scenario.keys());
     let drawn = drawn_labels(&doc);
     the_verdicts_agree(&session, window, &doc, &drawn, &vocab, &what);
     the_lengths_are_true(&session, &doc, &what);

@@ -89,7 +89,7 @@ fn page_of(setup: &Setup, until: Ms, module: Option<&[u8]>) -> String {
         .map(|(_, s)| Session::played_to(s.clone(), until))
         .collect();
     let window = Window::choose(&sessions.iter().collect::<Vec<_>>(), None, until);
-    let vocab = Vocab::of(&scenario.locks, setup.system);
+    let vocab = Vocab::of(&scenario.locks, setup.system).writing(&scenario.keys());
     let title = format!("{}: {}", scenario.name, vocab.say_script(&scenario.title));
     let start = if single || setup.fencing {
         runs[0].0

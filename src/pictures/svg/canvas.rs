@@ -9,6 +9,7 @@ use super::placer::{Label, Placed, Placer, Tone};
 use super::window::{Size, Window};
 use crate::pictures::xml::escape;
 use crate::sim::time::fmt_seconds;
+use crate::sim::Ms;
 
 /// The picture being written.
 pub(super) struct Svg {
@@ -22,6 +23,9 @@ pub(super) struct Svg {
     pub(super) unplaced: Vec<Label>,
     /// The arrow of the write just drawn, on which the corruption it causes may be labelled.
     pub(super) last_write: Option<[usize; 2]>,
+    /// When the lock service's clock last jumped: a lease it ends at once is labelled beside
+    /// the jump, not under it.
+    pub(super) jumped_at: Option<Ms>,
     /// The first panel's time axis (window, x of its start and end, top and bottom of its
     /// lanes), written on the root so a page can draw a cursor at a moment.
     pub(super) axis: Option<(Window, f64, f64, f64, f64)>,
@@ -38,6 +42,7 @@ impl Svg {
             placer: Placer::new(size.width as f64),
             unplaced: Vec::new(),
             last_write: None,
+            jumped_at: None,
             axis: None,
         }
     }

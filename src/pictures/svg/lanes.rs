@@ -151,10 +151,13 @@ impl Svg {
                             "{client} believes it holds token {token}, but that lease is gone, {from} to {to} s"
                         )),
                         paint: format!("fill=\"url(#{}stripes)\" stroke=\"{STALE}\"", self.id),
+                        // Every form says the lease is gone: a stripe alone could be read
+                        // as a lease still held.
                         words: vocab.short_forms(vec![
                             vocab.say(&format!("believes token {token}: lease gone")),
-                            format!("believes t{token}"),
-                            format!("t{token}?"),
+                            format!("believes t{token}: lease gone"),
+                            format!("t{token}: lease gone"),
+                            "lease gone".to_owned(),
                         ]),
                         tone: Tone::OnStale,
                         need: Need::Want(2),
@@ -334,6 +337,7 @@ impl Svg {
                 mark: None,
                 role: "bar",
                 whole: 0,
+                copies: 1,
             },
         );
     }

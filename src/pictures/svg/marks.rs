@@ -175,8 +175,15 @@ impl Svg {
         match &event.kind {
             EventKind::Expire { .. } => {
                 legend.expiry.see(event.t);
+                // A lease the clock's jump ends at once: its diamond beside the jump's, right
+                // of it, and its label right of the jump's.
+                let beside = self.jumped_at == Some(event.t);
+                let x = if beside { x + d * 3.4 } else { x };
                 self.diamond(x, p.lock, d * 1.4, "white");
-                let tries = spots::below_lock(p, x, size, &words.main);
+                let mut tries = spots::below_lock(p, x, size, &words.main);
+                if beside {
+                    tries.sort_by_key(|at| at.anchor != Anchor::Start);
+                }
                 self.queue(
                     p,
                     event.t,
@@ -187,9 +194,11 @@ impl Svg {
             }
             EventKind::ClockJump { .. } => {
                 legend.jump.see(event.t);
-                // Larger than a lease's: a lease its jump ends at once shows white inside it.
                 self.diamond(x, p.lock, d * 2.0, INK);
-                let tries = spots::below_lock(p, x, size, &two_lines(&words.main, false));
+                self.jumped_at = Some(event.t);
+                let mut tries = spots::below_lock(p, x, size, &two_lines(&words.main, false));
+                // Left of the diamond, leaving its right to a lease the jump ends at once.
+                tries.sort_by_key(|at| at.anchor != Anchor::End);
                 self.queue(
                     p,
                     event.t,

@@ -152,7 +152,8 @@ struct Texts {
 }
 
 fn vocab_of(session: &Session) -> Vocab {
-    Vocab::of(&session.scenario().locks, session.setup().system)
+    let scenario = session.scenario();
+    Vocab::of(&scenario.locks, session.setup().system).writing(&scenario.keys())
 }
 
 /// The runs one above the other, each under its heading, with one legend: in one row if it fits,

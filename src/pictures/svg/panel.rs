@@ -39,7 +39,9 @@ pub(super) struct Panel {
     /// The height of a lease bar or a band.
     pub(super) bar: f64,
     pub(super) font: f64,
-    /// Where its labels may go: between its heading and its axis.
+    /// How far apart its lanes are.
+    pub(super) gap: f64,
+    /// Where its labels may go: between its heading and its axis, right of the lane names.
     pub(super) bounds: Rect,
     /// Messages close together: refused asks are ticks, their retries counted.
     pub(super) busy: bool,
@@ -81,6 +83,7 @@ impl Panel {
             now,
             x0,
             x1,
+            gap,
             lock: lane(0),
             clients,
             storage: if storage { lane(next) } else { axis },
@@ -90,8 +93,10 @@ impl Panel {
                 .clamp(font * 0.8, font * 1.1)
                 .max(MIN_TEXT / 0.8),
             font: font * 0.88,
+            // Right of the lane names: a label there would read as a lane's name, or as
+            // something before the axis begins.
             bounds: Rect {
-                l: 2.0,
+                l: x0,
                 t: top,
                 r: width - 2.0,
                 b: axis,

@@ -85,6 +85,9 @@ pub(super) struct Label {
     /// For a label to keep: how many of its first wordings are its whole words (a verdict with
     /// its comparison), searched for further away before a shorter wording is tried near.
     pub(super) whole: usize,
+    /// How many marks at its moment it stands for: two verdicts alike at one instant are one
+    /// box, "accepted ×2".
+    pub(super) copies: usize,
 }
 
 /// A label with its place.
@@ -186,6 +189,18 @@ impl Placer {
 
     /// A label to place inside `area`.
     pub(super) fn queue(&mut self, area: Rect, label: Label) {
+        if label.role == "verdict" {
+            let same = self.queue.iter_mut().find(|(_, queued)| {
+                queued.role == "verdict"
+                    && queued.t == label.t
+                    && queued.tone == label.tone
+                    && queued.tries.first().map(|t| &t.text) == label.tries.first().map(|t| &t.text)
+            });
+            if let Some((_, same)) = same {
+                same.copies += 1;
+                return;
+            }
+        }
         self.queue.push((area, label));
     }
 
@@ -196,7 +211,16 @@ impl Placer {
         queue.sort_by_key(|(_, l)| l.need);
         let mut placed: Vec<Placed> = Vec::new();
         let mut left: Vec<Label> = Vec::new();
-        for (area, label) in queue {
+        for (area, mut label) in queue {
+            if label.copies > 1 {
+                let times = format!(" ×{}", label.copies);
+                for at in &mut label.tries {
+                    at.text = match at.text.split_once('\n') {
+                        Some((first, rest)) => format!("{first}{times}\n{rest}"),
+                        None => format!("{}{times}", at.text),
+                    };
+                }
+            }
             let keep = matches!(label.need, Need::Keep(_));
             let found = if keep {
                 self.keep_place(&area, &label)
@@ -351,6 +375,7 @@ mod tests {
             mark: None,
             role: "test",
             whole: 0,
+            copies: 1,
         }
     }
 

@@ -33,7 +33,8 @@ pub(super) fn beside_call(p: &Panel, x: f64, call_x: f64, y: f64, texts: &[Strin
     tries
 }
 
-/// A label under a client's line at `y` (below its bands), at `x`.
+/// A label under a client's line at `y` (below its bands), at `x`, then beside the mark above
+/// the line: never nearer another lane than its own, so it reads as its own client's.
 pub(super) fn under_client(
     p: &Panel,
     x: f64,
@@ -46,8 +47,14 @@ pub(super) fn under_client(
     let mut tries = Vec::new();
     for text in texts {
         for level in 0..4 {
-            tries.push(at(x, base + level as f64 * f * STEP, anchor, text));
+            let at_y = base + level as f64 * f * STEP;
+            if at_y - y < p.gap * 0.5 {
+                tries.push(at(x, at_y, anchor, text));
+            }
         }
+        let above = y - p.bar - 6.0;
+        tries.push(at(x + 4.0, above, Anchor::Start, text));
+        tries.push(at(x - 4.0, above, Anchor::End, text));
     }
     tries
 }

@@ -59,6 +59,7 @@ impl Svg {
                 mark,
                 role,
                 whole,
+                copies: 1,
             },
         );
     }

@@ -111,7 +111,7 @@ impl Lesson {
     /// The lesson of a session's scenario and seed, with plain names.
     pub fn of(session: &Session) -> Lesson {
         let scenario = session.scenario().clone();
-        let vocab = Vocab::of(&scenario.locks, session.setup().system);
+        let vocab = Vocab::of(&scenario.locks, session.setup().system).writing(&scenario.keys());
         Lesson::new(scenario, session.seed(), vocab)
     }
 

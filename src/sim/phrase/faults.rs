@@ -104,14 +104,19 @@ pub(super) fn caption(event: &Event, vocab: &Vocab, around: Around) -> (u8, Stri
     }
 }
 
-pub(super) fn labels(event: &Event) -> Labels {
+pub(super) fn labels(event: &Event, vocab: &Vocab) -> Labels {
     match &event.kind {
         EventKind::Pause { .. } | EventKind::Crash { .. } => Labels::default(),
         EventKind::Resume { .. } => only_main(&["wakes".into()]),
         EventKind::Restart { .. } => only_main(&["restarts".into()]),
-        EventKind::Send { token, .. } => only_main(&[
-            format!("write token {token}, held by the network"),
-            format!("write t{token}, delayed"),
+        EventKind::Send { key, token, .. } => only_main(&[
+            format!("write {key}, token {token}, held by the network"),
+            format!("write {key}, t{token}, delayed"),
+            if vocab.keyed {
+                format!("{key}, t{token}, delayed")
+            } else {
+                format!("write t{token}, delayed")
+            },
         ]),
         _ => unreachable!("not a pause, crash or held write"),
     }

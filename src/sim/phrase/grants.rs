@@ -138,7 +138,6 @@ pub(super) fn labels(event: &Event, vocab: &Vocab) -> Labels {
             forms.extend([
                 format!("grant, token {token}"),
                 format!("grant t{token}"),
-                format!("token {token}"),
                 format!("t{token}"),
             ]);
             only_main(&forms)
@@ -146,9 +145,11 @@ pub(super) fn labels(event: &Event, vocab: &Vocab) -> Labels {
         EventKind::AcquireRefused { .. } => {
             only_main(&["acquire: refused".into(), "refused".into()])
         }
-        EventKind::Expire { token, .. } => {
-            only_main(&[format!("token {token} expires"), format!("t{token} ends")])
-        }
+        EventKind::Expire { token, .. } => only_main(&[
+            format!("token {token} expires"),
+            format!("t{token} expires"),
+            "expires".into(),
+        ]),
         _ => unreachable!("not a grant, refused acquire or expiry"),
     }
 }

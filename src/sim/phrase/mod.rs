@@ -158,9 +158,10 @@ pub fn labels(event: &Event, vocab: &Vocab) -> Labels {
     if vocab.system.is_some_and(|s| !s.has_token) {
         labels.highest.clear();
     }
+    let marks = vocab.marks();
     for list in [&mut labels.main, &mut labels.verdict, &mut labels.highest] {
         for text in list.iter_mut() {
-            *text = vocab.say(text);
+            *text = marks.apply(&vocab.say(text));
         }
     }
     labels.main = vocab.short_forms(labels.main);
@@ -171,8 +172,8 @@ fn plain_labels(event: &Event, vocab: &Vocab) -> Labels {
     match Table::of(&event.kind) {
         Table::Grants => grants::labels(event, vocab),
         Table::Renewals => renewals::labels(event),
-        Table::Writes => writes::labels(event),
-        Table::Faults => faults::labels(event),
+        Table::Writes => writes::labels(event, vocab),
+        Table::Faults => faults::labels(event, vocab),
         Table::Clock => clock::labels(event),
     }
 }
@@ -203,7 +204,7 @@ mod tests {
             },
         };
         let words = labels(&grant, &Vocab::plain(&["file-lock".to_owned()]));
-        assert_eq!(words.main, ["grant, token 1", "grant t1", "token 1", "t1"]);
+        assert_eq!(words.main, ["grant, token 1", "grant t1", "t1"]);
         assert!(words.verdict.is_empty() && words.highest.is_empty());
     }
 
@@ -243,7 +244,11 @@ mod tests {
         });
         assert_eq!(
             send,
-            ["write token 1, held by the network", "write t1, delayed"]
+            [
+                "write file, token 1, held by the network",
+                "write file, t1, delayed",
+                "write t1, delayed"
+            ]
         );
         let pause = main(EventKind::Pause {
             client,
@@ -279,7 +284,6 @@ mod tests {
                 "grant stock-lock, token 2",
                 "grant, token 2",
                 "grant t2",
-                "token 2",
                 "t2"
             ]
         );
@@ -311,7 +315,7 @@ mod tests {
             token: 2,
             expires_at: 12.0,
         });
-        assert_eq!(renew.main, ["renew token 2: ok", "renew t2", "+"]);
+        assert_eq!(renew.main, ["renew token 2: ok", "renew t2: ok", "+"]);
         let renew_refused = of(EventKind::RenewRefused {
             client,
             lock,
@@ -327,7 +331,7 @@ mod tests {
             lock,
             token: 3,
         });
-        assert_eq!(release.main, ["release token 3", "release"]);
+        assert_eq!(release.main, ["release token 3", "release t3", "release"]);
         let release_refused = of(EventKind::ReleaseRefused {
             client,
             lock,
@@ -336,7 +340,7 @@ mod tests {
         });
         assert_eq!(
             release_refused.main,
-            ["release token 1: refused", "refused"]
+            ["release token 1: refused", "release t1: refused", "refused"]
         );
         let write = |verdict: Verdict, lease_live: bool| {
             of(EventKind::Write {
@@ -429,5 +433,46 @@ mod tests {
             rule: "write-stale-rejected",
         });
         assert_eq!(differs.main, ["≠ write-stale-rejected", "≠"]);
+    }
+
+    /// Where a lesson writes several keys every write and verdict names its key, and under a
+    /// system with its own word every short token is that word's ("rev 2"), verdicts too.
+    #[test]
+    fn keyed_lessons_name_the_key_and_systems_write_their_own_short_tokens() {
+        use crate::{FenceCheck, Verdict};
+        let client = ClientId::from_number(1).unwrap();
+        let locks = ["shop-lock".to_owned()];
+        let write = |token, highest| Event {
+            t: 1_000,
+            kind: EventKind::Write {
+                client,
+                key: "orders".into(),
+                value: "data".into(),
+                verdict: Verdict::judge(FenceCheck::PerKey, token, highest, highest),
+                sent_at: None,
+                lease_live: false,
+            },
+        };
+        let keyed = Vocab::plain(&locks).writing(&["orders", "inventory"]);
+        let stale = labels(&write(2, Some(3)), &keyed);
+        assert_eq!(
+            stale.main,
+            ["write orders, token 2", "write orders, t2", "orders, t2"]
+        );
+        assert_eq!(
+            stale.verdict,
+            ["REJECTED orders: t2 < t3", "REJECTED orders"]
+        );
+        assert_eq!(
+            labels(&write(3, Some(2)), &keyed).verdict,
+            ["accepted orders"]
+        );
+        let etcd = Vocab::of(&locks, crate::sim::systems::find("etcd"));
+        let stale = labels(&write(2, Some(4)), &etcd);
+        assert_eq!(stale.main, ["write orders, revision 2", "write rev 2"]);
+        assert_eq!(stale.verdict, ["REJECTED rev 2 < rev 4", "REJECTED"]);
+        let zookeeper = Vocab::of(&locks, crate::sim::systems::find("zookeeper"));
+        let stale = labels(&write(2, Some(4)), &zookeeper);
+        assert_eq!(stale.verdict, ["REJECTED zxid 2 < zxid 4", "REJECTED"]);
     }
 }

@@ -123,10 +123,11 @@ fn refusal_phrase(reason: &Refusal) -> String {
 }
 
 pub(super) fn labels(event: &Event) -> Labels {
+    // One phrase a kind, shorter and shorter: the legend says what the shortest stand for.
     match &event.kind {
         EventKind::Renew { token, .. } => only_main(&[
             format!("renew token {token}: ok"),
-            format!("renew t{token}"),
+            format!("renew t{token}: ok"),
             "+".into(),
         ]),
         EventKind::RenewRefused { token, .. } => only_main(&[
@@ -134,12 +135,16 @@ pub(super) fn labels(event: &Event) -> Labels {
             format!("renew t{token}: refused"),
             "refused".into(),
         ]),
-        EventKind::Release { token, .. } => {
-            only_main(&[format!("release token {token}"), "release".into()])
-        }
-        EventKind::ReleaseRefused { token, .. } => {
-            only_main(&[format!("release token {token}: refused"), "refused".into()])
-        }
+        EventKind::Release { token, .. } => only_main(&[
+            format!("release token {token}"),
+            format!("release t{token}"),
+            "release".into(),
+        ]),
+        EventKind::ReleaseRefused { token, .. } => only_main(&[
+            format!("release token {token}: refused"),
+            format!("release t{token}: refused"),
+            "refused".into(),
+        ]),
         _ => unreachable!("not a renewal or release"),
     }
 }

@@ -172,41 +172,63 @@ pub(super) fn caption(event: &Event, vocab: &Vocab) -> Option<(u8, String, Tone)
     })
 }
 
-pub(super) fn labels(event: &Event) -> Labels {
+pub(super) fn labels(event: &Event, vocab: &Vocab) -> Labels {
     match &event.kind {
-        EventKind::Write { key, verdict, .. } => Labels {
-            main: vec![
-                format!("write {key}, token {}", verdict.token),
-                format!("write t{}", verdict.token),
-            ],
-            verdict: match verdict.outcome() {
-                Outcome::Accepted => vec!["accepted".into()],
+        EventKind::Write { key, verdict, .. } => {
+            let token = verdict.token;
+            // Where a lesson writes several keys, every form names the key written.
+            let (main, at) = if vocab.keyed {
+                (
+                    vec![
+                        format!("write {key}, token {token}"),
+                        format!("write {key}, t{token}"),
+                        format!("{key}, t{token}"),
+                    ],
+                    format!(" {key}"),
+                )
+            } else {
+                (
+                    vec![
+                        format!("write {key}, token {token}"),
+                        format!("write t{token}"),
+                    ],
+                    String::new(),
+                )
+            };
+            let compared = verdict.comparison();
+            let verdict_forms = match verdict.outcome() {
+                Outcome::Accepted => vec![format!("accepted{at}")],
                 // A check stricter than the seed's refused a write sent inside a live lease.
                 Outcome::Rejected if event.kind.honest_refusal() => vec![
-                    format!(
-                        "REJECTED though its lease was live: {}",
-                        verdict.comparison()
-                    ),
-                    format!("REJECTED, lease live: {}", verdict.comparison()),
-                    "REJECTED, lease live".into(),
+                    format!("REJECTED{at} though its lease was live: {compared}"),
+                    format!("REJECTED{at}, lease live: {compared}"),
+                    format!("REJECTED{at}, lease live"),
                 ],
-                Outcome::Rejected => vec![
-                    format!("REJECTED {}", verdict.comparison()),
-                    "REJECTED".into(),
-                ],
+                Outcome::Rejected if vocab.keyed => {
+                    vec![format!("REJECTED{at}: {compared}"), format!("REJECTED{at}")]
+                }
+                Outcome::Rejected => {
+                    vec![format!("REJECTED {compared}"), "REJECTED".into()]
+                }
                 // The corruption event that follows says it.
                 Outcome::Corrupted => Vec::new(),
-            },
-            highest: if verdict.accepted && verdict.key_highest.is_none_or(|h| verdict.token > h) {
-                vec![
-                    format!("highest({key}) = {}", verdict.token),
-                    format!("{key}: {}", verdict.token),
-                ]
-            } else {
-                Vec::new()
-            },
-        },
+            };
+            let rose = verdict.accepted && verdict.key_highest.is_none_or(|h| token > h);
+            Labels {
+                main,
+                verdict: verdict_forms,
+                highest: if rose {
+                    vec![
+                        format!("highest({key}) = {token}"),
+                        format!("{key}: {token}"),
+                    ]
+                } else {
+                    Vec::new()
+                },
+            }
+        }
         EventKind::Corruption {
+            key,
             token,
             highest,
             overwrote_token,
@@ -216,12 +238,21 @@ pub(super) fn labels(event: &Event) -> Labels {
                 Some(o) if o == highest => format!("token {token} overwrote token {o}"),
                 _ => format!("token {token} < highest {highest}"),
             };
-            Labels {
-                verdict: vec![
+            let verdict = if vocab.keyed {
+                vec![
+                    format!("CORRUPTED DATA! {key}: {words}"),
+                    format!("CORRUPTED DATA! {key}"),
+                    format!("CORRUPTED {key}"),
+                ]
+            } else {
+                vec![
                     format!("CORRUPTED DATA! {words}"),
                     "CORRUPTED DATA!".into(),
                     "CORRUPTED".into(),
-                ],
+                ]
+            };
+            Labels {
+                verdict,
                 ..Labels::default()
             }
         }

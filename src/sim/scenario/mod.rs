@@ -306,6 +306,28 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Every key the lesson writes: its beats' and its chaos jobs', each once, in first use.
+    pub fn keys(&self) -> Vec<&str> {
+        let mut keys: Vec<&str> = Vec::new();
+        let beats = self.beats.iter().filter_map(|beat| match &beat.action {
+            Some(BeatAction::Client {
+                action: ClientAction::Write { key, .. },
+                ..
+            }) => Some(key.as_str()),
+            _ => None,
+        });
+        let jobs = self
+            .chaos
+            .iter()
+            .flat_map(|c| c.keys.iter().map(String::as_str));
+        for key in beats.chain(jobs) {
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys
+    }
+
     /// The most events a run of this scenario to `until` could make (see [`MAX_EVENTS`]).
     pub fn worst_case_events(&self, until: Ms) -> u64 {
         let mut events = 16 * self.beats.len() as u64 + 8;

@@ -3,7 +3,9 @@
 //! parts the view can shorten without ever cutting a client, a key or a token.
 
 use crate::sim::time::{fmt_seconds, fmt_service_seconds};
-use crate::sim::{ClientId, Event, EventKind, LiveLease, LockId, Ms, NextToken, Vocab, World};
+use crate::sim::{
+    ClientId, Event, EventKind, LiveLease, LockId, Marks, Ms, NextToken, Vocab, World,
+};
 use crate::tui::app::App;
 use crate::tui::theme::Role;
 use crate::{FenceCheck, Judge, Outcome, Verdict};
@@ -77,6 +79,8 @@ pub struct StorageData {
     pub title: String,
     /// Whether the table has a highest-token column: not where no token reaches the storage.
     pub highest: bool,
+    /// How its lines write a token (`t2`, `rev 2`).
+    pub marks: Marks,
     pub rows: Vec<KeyRow>,
     pub verdict: Option<VerdictLine>,
     pub counts: Option<String>,
@@ -95,7 +99,7 @@ pub(super) fn lock_panel(app: &App, world: &World) -> LockPanelData {
             None => LockLines {
                 name: name.clone(),
                 holder: None,
-                details: last_lease_end(world.events(), LockId(i as u8), tokens),
+                details: last_lease_end(world.events(), LockId(i as u8), vocab.marks()),
                 left: None,
             },
         })
@@ -155,7 +159,7 @@ fn held(world: &World, name: &str, lease: LiveLease, vocab: &Vocab, tokens: bool
 
 /// What became of a free lock's last lease, longest first: "t1 client-1 expired at 10.0 s"
 /// down to "t1 c1 expired"; the token always first.
-fn last_lease_end(events: &[Event], lock: LockId, tokens: bool) -> Vec<String> {
+fn last_lease_end(events: &[Event], lock: LockId, tokens: Marks) -> Vec<String> {
     let ended = events.iter().rev().find_map(|e| match e.kind {
         EventKind::Expire {
             client,
@@ -172,8 +176,8 @@ fn last_lease_end(events: &[Event], lock: LockId, tokens: bool) -> Vec<String> {
     let Some((token, client, how, t)) = ended else {
         return vec!["never granted yet".into()];
     };
-    let token = if tokens {
-        format!("t{token} ")
+    let token = if tokens.shown() {
+        format!("{} ", tokens.of_token(token))
     } else {
         String::new()
     };
@@ -193,7 +197,8 @@ fn last_lease_end(events: &[Event], lock: LockId, tokens: bool) -> Vec<String> {
 
 pub(super) fn storage(app: &App, world: &World) -> StorageData {
     let vocab = app.lesson().vocab();
-    let tokens = app.session().setup().has_token();
+    let marks = vocab.marks();
+    let tokens = marks.shown();
     let title = match (world.judge(), world.fencing()) {
         (Judge::External, _) => "Storage: your FencedStorage".to_owned(),
         (_, false) if !tokens => "Storage: NO CHECK (no token)".to_owned(),
@@ -206,9 +211,10 @@ pub(super) fn storage(app: &App, world: &World) -> StorageData {
         .map(|(key, stored)| KeyRow {
             by: world.authors().get(&key).map(|client| {
                 if tokens {
+                    let token = marks.of_token(stored.value_token);
                     (
-                        format!("{client} (t{})", stored.value_token),
-                        format!("c{} (t{})", client.number(), stored.value_token),
+                        format!("{client} ({token})"),
+                        format!("c{} ({token})", client.number()),
                     )
                 } else {
                     (client.to_string(), format!("c{}", client.number()))
@@ -227,19 +233,13 @@ pub(super) fn storage(app: &App, world: &World) -> StorageData {
             key,
             verdict,
             ..
-        } => Some(verdict_line(
-            verdict,
-            *client,
-            key,
-            e.t,
-            world.now(),
-            tokens,
-        )),
+        } => Some(verdict_line(verdict, *client, key, e.t, world.now(), marks)),
         _ => None,
     });
     StorageData {
         title,
         highest: tokens,
+        marks,
         rows,
         verdict,
         counts: None,
@@ -254,7 +254,7 @@ pub fn verdict_line(
     key: &str,
     t: Ms,
     now: Ms,
-    tokens: bool,
+    tokens: Marks,
 ) -> VerdictLine {
     let (mark, word, short_word, role) = match verdict.outcome() {
         Outcome::Accepted => ("✓", "accepted", "accepted", Role::Accepted),
@@ -276,7 +276,11 @@ pub fn verdict_line(
         word,
         short_word,
         note,
-        comparison: if tokens { comparison } else { String::new() },
+        comparison: if tokens.shown() {
+            tokens.apply(&comparison)
+        } else {
+            String::new()
+        },
         client,
         key: key.to_owned(),
         t,
@@ -311,11 +315,12 @@ pub(super) fn compare(app: &App, world: &World) -> [StorageData; 2] {
             })
             .collect();
         let verdict = world.mirror_last(check).map(|(t, client, key, verdict)| {
-            verdict_line(verdict, client, key, t, world.now(), true)
+            verdict_line(verdict, client, key, t, world.now(), vocab.marks())
         });
         StorageData {
             title: format!("{name}: {}", vocab.say(check.rule())),
             highest: true,
+            marks: vocab.marks(),
             rows,
             verdict,
             counts: Some(format!(

@@ -3,7 +3,7 @@
 //! redlock`) nothing here numbers a grant.
 
 use crate::sim::lesson::{belief_and_truth, BeliefTruth, Believes, Truth};
-use crate::sim::{ClientId, Event, EventKind, History, LockId, Ms, NextToken, World};
+use crate::sim::{ClientId, Event, EventKind, History, LockId, Marks, Ms, NextToken, World};
 use crate::tui::app::App;
 
 use super::text::duration;
@@ -49,7 +49,8 @@ pub struct TimelineData<'a> {
     pub end: Ms,
     pub chaos: bool,
     /// Whether grants carry a token to show (`t2`); not under a system with no token.
-    pub tokens: bool,
+    /// How a lane writes a token (`t2`, `rev 2`), or that there are none to write.
+    pub tokens: Marks,
     pub history: &'a History,
     pub clients: Vec<ClientRow>,
     pub locks: Vec<LockRow>,
@@ -58,7 +59,7 @@ pub struct TimelineData<'a> {
 
 pub(super) fn timeline<'a>(app: &App, world: &'a World) -> TimelineData<'a> {
     let scenario = world.scenario();
-    let tokens = app.session().setup().has_token();
+    let tokens = app.lesson().vocab().marks();
     TimelineData {
         now: world.now(),
         end: scenario.end,
@@ -78,15 +79,15 @@ pub(super) fn timeline<'a>(app: &App, world: &'a World) -> TimelineData<'a> {
     }
 }
 
-fn client_row(id: ClientId, selected: bool, row: BeliefTruth, tokens: bool) -> ClientRow {
+fn client_row(id: ClientId, selected: bool, row: BeliefTruth, tokens: Marks) -> ClientRow {
     let BeliefTruth {
         believes,
         truth,
         stale,
     } = row;
     let token = |token: u64| {
-        if tokens {
-            format!("t{token} ")
+        if tokens.shown() {
+            format!("{} ", tokens.of_token(token))
         } else {
             String::new()
         }
@@ -102,7 +103,9 @@ fn client_row(id: ClientId, selected: bool, row: BeliefTruth, tokens: bool) -> C
             Believes::Holds { token: t, left } if left > 0 => {
                 format!("{}{} left", token(t), duration(left))
             }
-            Believes::Holds { token: t, .. } if tokens => format!("t{t} ran out"),
+            Believes::Holds { token: t, .. } if tokens.shown() => {
+                format!("{} ran out", tokens.of_token(t))
+            }
             Believes::Holds { .. } => "lease ran out".into(),
         },
         truth: match truth {
@@ -116,10 +119,19 @@ fn client_row(id: ClientId, selected: bool, row: BeliefTruth, tokens: bool) -> C
 }
 
 /// Each lock's holder and token, or that it is free and which token comes next.
-fn lock_rows(app: &App, world: &World, tokens: bool) -> Vec<LockRow> {
+fn lock_rows(app: &App, world: &World, tokens: Marks) -> Vec<LockRow> {
+    let numbered = app
+        .session()
+        .setup()
+        .system
+        .is_some_and(|s| s.numbering.is_some());
     let next = match world.next_token() {
-        _ if !tokens => "free".to_owned(),
-        NextToken::Is(t) => format!("free · next t{t}"),
+        _ if !tokens.shown() => "free".to_owned(),
+        // Where every change takes a number, the next grant's is not known: the store's now.
+        NextToken::Is(t) if numbered => {
+            format!("free · at {}", tokens.of_token(t.saturating_sub(1)))
+        }
+        NextToken::Is(t) => format!("free · next {}", tokens.of_token(t)),
         NextToken::NoneLeft => app.lesson().vocab().say("free · no tokens left"),
         NextToken::Unknown => "free".into(),
     };
@@ -134,7 +146,9 @@ fn lock_rows(app: &App, world: &World, tokens: bool) -> Vec<LockRow> {
                 id,
                 name: name.clone(),
                 status: match world.lease(id) {
-                    Some(lease) if tokens => format!("{} t{}", lease.client, lease.token),
+                    Some(lease) if tokens.shown() => {
+                        format!("{} {}", lease.client, tokens.of_token(lease.token))
+                    }
                     Some(lease) => lease.client.to_string(),
                     None => next.clone(),
                 },

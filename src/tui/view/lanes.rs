@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use ratatui::buffer::Buffer;
 
 use super::fit::width;
-use crate::sim::{ClientId, LaneState, LockSpan, Mark, MarkKind, Ms, Span};
+use crate::sim::{ClientId, LaneState, LockSpan, Mark, MarkKind, Marks, Ms, Span};
 use crate::tui::theme::{Role, Theme};
 
 /// Seconds per column the timeline chooses from, in ms.
@@ -136,7 +136,7 @@ pub fn mark_glyph(kind: MarkKind) -> (char, Role) {
 /// column on top. A
 /// grant at now, too short yet for its token, has it just past the cursor, so a grant made a
 /// moment ago still shows its token.
-pub fn client_lane(p: &mut Painter, y: u16, spans: &[Span], marks: &[Mark], tokens: bool) {
+pub fn client_lane(p: &mut Painter, y: u16, spans: &[Span], marks: &[Mark], tokens: Marks) {
     let (window, now) = (p.window, p.now);
     let cells: Vec<(LaneState, Option<u64>)> = (0..window.drawn(now))
         .map(|col| {
@@ -167,7 +167,9 @@ pub fn client_lane(p: &mut Painter, y: u16, spans: &[Span], marks: &[Mark], toke
             .count();
         let (state, token) = cells[start];
         let label = match (state, token) {
-            (LaneState::Holding | LaneState::Stale, Some(token)) if tokens => format!("t{token}"),
+            (LaneState::Holding | LaneState::Stale, Some(token)) if tokens.shown() => {
+                tokens.of_token(token)
+            }
             (LaneState::Paused, _) => "GC".to_owned(),
             (LaneState::Crashed, _) => "down".to_owned(),
             _ => String::new(),
@@ -253,7 +255,7 @@ pub fn lock_labels(
     window: &Window,
     now: Ms,
     spans: &[LockSpan],
-    tokens: bool,
+    tokens: Marks,
     below: bool,
 ) -> LockLabels {
     let grants = grants(window, now, spans);
@@ -261,12 +263,13 @@ pub fn lock_labels(
     let (mut lane_free, mut below_free) = (0u16, 0u16);
     for (i, grant) in grants.iter().enumerate() {
         let col = grant.col;
-        let short = if tokens {
-            format!("t{}", grant.token)
+        // A lock lane is crowded: its token in the fewest characters ("r4" for revision 4).
+        let short = if tokens.shown() {
+            tokens.compact(grant.token)
         } else {
             format!("c{}", grant.client.number())
         };
-        let long = format!("c{} {short}", grant.client.number());
+        let long = format!("c{} {}", grant.client.number(), tokens.of_token(grant.token));
         // Right after another label in the lane, the token alone: "t13t14" reads as two,
         // "t13c2 t14" does not.
         let touching = i > 0 && col == lane_free;
@@ -274,7 +277,7 @@ pub fn lock_labels(
         let ends = |label: &str, until: u16| col as usize + width(label) <= until as usize;
         let lane = [long.as_str(), short.as_str()]
             .into_iter()
-            .filter(|l| tokens || *l == short)
+            .filter(|l| tokens.shown() || *l == short)
             .filter(|l| !touching || *l == short)
             .find(|l| col >= lane_free && ends(l, next));
         if let Some(label) = lane {
@@ -294,13 +297,13 @@ pub fn lock_labels(
 }
 
 /// Whether a lock's lane needs a row beneath for its labels: when grants come too close for one.
-pub fn lock_needs_row(window: &Window, now: Ms, spans: &[LockSpan], tokens: bool) -> bool {
+pub fn lock_needs_row(window: &Window, now: Ms, spans: &[LockSpan], tokens: Marks) -> bool {
     lock_labels(window, now, spans, tokens, false).unplaced > 0
 }
 
 /// One lock's lane: held (`=`) or free (`·`) in each column, every grant's label at its column
 /// (in `below`'s row when it has one and the lane's own row is too crowded).
-pub fn lock_lane(p: &mut Painter, y: u16, below: Option<u16>, spans: &[LockSpan], tokens: bool) {
+pub fn lock_lane(p: &mut Painter, y: u16, below: Option<u16>, spans: &[LockSpan], tokens: Marks) {
     let (window, now) = (p.window, p.now);
     for col in 0..window.drawn(now) {
         let t = window.shown_at(col, now);

@@ -205,7 +205,12 @@ impl Widget for StoragePanel<'_> {
             }
             if let Some((token, highest)) = row.corrupted {
                 let note = if data.highest {
-                    format!("! {} holds a stale write: t{token} < t{highest}", row.key)
+                    format!(
+                        "! {} holds a stale write: {} < {}",
+                        row.key,
+                        data.marks.of_token(token),
+                        data.marks.of_token(highest)
+                    )
                 } else {
                     format!("! {} holds a stale write", row.key)
                 };
@@ -376,6 +381,12 @@ pub fn verdict_text(verdict: &VerdictLine, w: usize) -> (String, String) {
         (head(verdict.word, false), format!(" · {short} → {key}")),
         (
             head(verdict.short_word, false),
+            format!(" · {short} → {key}"),
+        ),
+        (head(verdict.short_word, false), format!(" {short} → {key}")),
+        // The panel's title says the check compares with any key.
+        (
+            head(verdict.short_word, false).replace(" (any key)", ""),
             format!(" · {short} → {key}"),
         ),
         (head(verdict.short_word, false), format!(" {short}→{key}")),

@@ -13,7 +13,7 @@ use ratatui::widgets::{Block, Widget};
 
 use super::fit::{clip, width};
 use super::lanes::{self, Painter, Window};
-use crate::sim::fmt_seconds;
+use crate::sim::{fmt_seconds, Marks};
 use crate::tui::app::{Action, Mode};
 use crate::tui::frame::{LockRow, TimelineData};
 use crate::tui::keys;
@@ -233,13 +233,13 @@ impl Timeline<'_> {
                 data.history.marks(row),
                 data.tokens,
             );
-            p.buf.set_stringn(
-                c.status_x,
-                y,
-                &client.believes,
-                c.belief_w as usize,
-                Style::new(),
-            );
+            // "rev 12 8.5 s left" is too wide for the column: the time left is still read.
+            let believes = match client.believes.strip_suffix(" left") {
+                Some(short) if width(&client.believes) > c.belief_w as usize => short,
+                _ => client.believes.as_str(),
+            };
+            p.buf
+                .set_stringn(c.status_x, y, believes, c.belief_w as usize, Style::new());
             let truth_style = if client.stale {
                 self.theme.style(Role::Stale)
             } else {
@@ -334,9 +334,9 @@ impl Timeline<'_> {
 }
 
 /// "c1 t1": a write's sender and token (the sender alone where there are no tokens).
-fn flight_label(client: u8, token: u64, tokens: bool) -> String {
-    if tokens {
-        format!("c{client} t{token}")
+fn flight_label(client: u8, token: u64, tokens: Marks) -> String {
+    if tokens.shown() {
+        format!("c{client} {}", tokens.of_token(token))
     } else {
         format!("c{client}")
     }
