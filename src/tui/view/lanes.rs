@@ -269,7 +269,11 @@ pub fn lock_labels(
         } else {
             format!("c{}", grant.client.number())
         };
-        let long = format!("c{} {}", grant.client.number(), tokens.of_token(grant.token));
+        let long = format!(
+            "c{} {}",
+            grant.client.number(),
+            tokens.of_token(grant.token)
+        );
         // Right after another label in the lane, the token alone: "t13t14" reads as two,
         // "t13c2 t14" does not.
         let touching = i > 0 && col == lane_free;
