@@ -410,7 +410,11 @@ fn check_whole(app: &App, w: u16, h: u16, context: &str) {
             let labels = if tokens {
                 let marks = app.lesson().vocab().marks();
                 let mark = marks.of_token(token);
-                vec![format!("c{} {mark}", client.number()), mark, marks.compact(token)]
+                vec![
+                    format!("c{} {mark}", client.number()),
+                    mark,
+                    marks.compact(token),
+                ]
             } else {
                 vec![format!("c{}", client.number())]
             };

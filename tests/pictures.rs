@@ -1043,6 +1043,78 @@ fn slides_share_their_axis_and_leave_idle_actors_out() {
     );
 }
 
+/// A build of slides (`--axis A:B --until T --hide-idle`, docs/pictures.md's recipe): every
+/// slide has the same lanes, named alike, at the same heights, an actor idle so far included,
+/// and an actor idle over the whole axis left out of them all.
+#[test]
+fn every_slide_of_a_build_has_the_same_lanes_at_the_same_heights() {
+    let lanes = |svg: &str| -> Vec<(String, String)> {
+        let doc = roxmltree::Document::parse(svg).unwrap();
+        let ys: Vec<String> = doc
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("actor"))
+            .map(|n| n.attribute("y1").unwrap().to_owned())
+            .collect();
+        let names: Vec<String> = texts(&doc)
+            .into_iter()
+            .filter(|t| {
+                [
+                    "lock service",
+                    "client-1",
+                    "client-2",
+                    "client-3",
+                    "storage",
+                ]
+                .contains(&t.as_str())
+            })
+            .collect();
+        assert_eq!(ys.len(), names.len(), "{names:?}");
+        names.into_iter().zip(ys).collect()
+    };
+    for scenario in fencing_lab::sim::Scenario::all_built_in()
+        .iter()
+        .filter(|s| s.chaos.is_none())
+    {
+        let end = scenario.end as f64 / 1000.0;
+        let axis = format!("0:{end}");
+        for compare in [false, true] {
+            let mut build: Vec<(String, Vec<(String, String)>)> = Vec::new();
+            for share in [0.15, 0.4, 0.7, 1.0] {
+                let until = format!("{:.1}", end * share);
+                let mut args = vec![
+                    "run",
+                    &scenario.name,
+                    "--format",
+                    "svg",
+                    "--axis",
+                    &axis,
+                    "--until",
+                    &until,
+                    "--hide-idle",
+                ];
+                if compare {
+                    args.push("--compare");
+                }
+                build.push((until.clone(), lanes(&lab(&args))));
+            }
+            let (last_until, last) = build.last().unwrap().clone();
+            for (until, slide) in &build {
+                assert_eq!(
+                    slide, &last,
+                    "{} compare={compare}: the slide at {until} s has other lanes than the one at {last_until} s",
+                    scenario.name
+                );
+            }
+            if scenario.name == "heartbeat" {
+                assert!(
+                    !last.iter().any(|(name, _)| name == "client-3"),
+                    "heartbeat: client-3 is idle over the whole axis: {last:?}"
+                );
+            }
+        }
+    }
+}
+
 /// The viewport's rectangles of the controls, the current step's diagram and its first
 /// caption, and whether each lies in view.
 const IN_VIEW: &str = r#"(() => {

@@ -111,12 +111,31 @@ fn draw_svg(
             fmt_seconds(until)
         )));
     }
-    let options = svg::Options {
-        hide_idle: args.hide_idle,
-    };
     let window = |runs: &[&Session]| match args.axis {
         Some((from, to)) => svg::Window::fixed(from, to),
         None => svg::Window::choose(runs, args.from, until),
+    };
+    // A slide of a build (--axis) keeps the lanes of the build's last slide, the run played to
+    // the axis's end: an actor idle so far keeps its lane, so no lane moves between slides.
+    let actors = args.axis.filter(|_| args.hide_idle).map(|(from, to)| {
+        let window = svg::Window::fixed(from, to);
+        let runs: Vec<Session> = if args.compare {
+            vec![
+                Session::played_to(setup.clone().fencing(true), to),
+                Session::played_to(setup.clone().fencing(false), to),
+            ]
+        } else {
+            vec![Session::played_to(setup.clone(), to)]
+        };
+        runs.iter()
+            .map(|run| svg::busy_actors(run, window))
+            .fold(([false; 3], false), |(c, s), (c2, s2)| {
+                ([c[0] || c2[0], c[1] || c2[1], c[2] || c2[2]], s || s2)
+            })
+    });
+    let options = svg::Options {
+        hide_idle: args.hide_idle,
+        actors,
     };
     if let Some(system) = setup.system.filter(|_| args.compare && !setup.has_token()) {
         return Err(Failure::usage(format!(

@@ -65,7 +65,13 @@ pub struct Options {
     /// Leave out the clients (and the storage) with nothing in the window: no event, no lease,
     /// no pause or wait (`--hide-idle`).
     pub hide_idle: bool,
+    /// With `hide_idle`, the actors to show whatever the run shows so far: those of the last
+    /// slide of a build, so every slide has the same lanes at the same heights.
+    pub actors: Option<Actors>,
 }
+
+/// Which clients (by number, from 1) and whether the storage have a lane.
+pub type Actors = ([bool; 3], bool);
 
 /// The diagram of one run, seen through `window`. `id` prefixes the SVG's ids, so several
 /// diagrams can share a page.
@@ -167,7 +173,13 @@ fn draw(
     texts: &Texts,
 ) -> String {
     let vocab = vocab_of(runs[0].0);
-    let mut rows = 1;
+    // A slide of a build keeps room for two rows of legend, whatever it shows so far: a legend
+    // that grew a row would lower every lane of the slides after it.
+    let mut rows = if options.hide_idle && options.actors.is_some() {
+        2
+    } else {
+        1
+    };
     loop {
         let mut svg = Svg::new(size, id);
         if runs.len() > 1 {
@@ -229,7 +241,9 @@ fn shown(events: &[Event], window: Window) -> &[Event] {
 
 /// Which clients (and whether the storage) have anything in the window: an event, or a lane
 /// that is not idle.
-fn busy_actors(session: &Session, window: Window) -> ([bool; 3], bool) {
+/// The actors with something in `window`: an event, a lease, a pause or a wait (for the
+/// storage, a write). What `--hide-idle` keeps.
+pub fn busy_actors(session: &Session, window: Window) -> Actors {
     let events = shown(session.world().events(), window);
     let history = session.world().history();
     let clients = ClientId::ALL.map(|c| {
@@ -260,10 +274,10 @@ impl Svg {
         let f = self.font;
         let mut top = area.top;
         let events = shown(session.world().events(), window);
-        let (clients, storage) = if options.hide_idle {
-            busy_actors(session, window)
-        } else {
-            ([true; 3], true)
+        let (clients, storage) = match (options.hide_idle, options.actors) {
+            (true, Some(actors)) => actors,
+            (true, None) => busy_actors(session, window),
+            (false, _) => ([true; 3], true),
         };
         let mut heading = area.heading;
         let p = Panel::new(
