@@ -541,6 +541,127 @@ fn both_pages_fit_a_phone_and_a_laptop() {
     }
 }
 
+/// Scrolls the live diagram into the window and fully right, then names each lane (the text
+/// drawn after each actor's line) and those some text of the diagram with its words shows inside
+/// the window, on top where it is drawn: the diagram's scroll, the lanes, the names shown.
+const LANE_NAMES_SHOWN: &str = "(() => { const f = document.getElementById('live-diagram'); \
+    f.scrollIntoView(); f.scrollLeft = f.scrollWidth; \
+    const names = [...f.querySelector('svg').querySelectorAll('line.actor + text')] \
+      .map(t => t.textContent); \
+    const shown = names.filter(name => [...f.querySelectorAll('text')].some(t => { \
+      if (t.textContent !== name) return false; \
+      const r = t.getBoundingClientRect(); \
+      if (r.width === 0 || r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) \
+        return false; \
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); \
+      return hit !== null && (hit === t || t.contains(hit)); })); \
+    return [f.scrollLeft, names, shown]; })()";
+
+/// The live diagram's scale on the page, how many labels it has, and those drawn under 11 px
+/// tall (their size times the scale, or their box), each with both.
+const SMALL_LABELS: &str = "(() => { const svg = document.querySelector('#live-diagram svg'); \
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width; \
+    const labels = [...svg.querySelectorAll('text.label')]; \
+    const small = labels.map(t => [t.textContent, parseFloat(getComputedStyle(t).fontSize) * scale, \
+        t.getBoundingClientRect().height]).filter(l => l[1] < 11 || l[2] < 11); \
+    return [scale, labels.length, small]; })()";
+
+/// Where the answer's verdict is on the screen (the row that says what the reader said), and
+/// the window's height.
+const VERDICT_AT: &str = "(() => { const said = [...document.querySelectorAll('#screen span')] \
+    .find(s => s.textContent.startsWith('You said')); if (!said) return null; \
+    const r = said.getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; })()";
+
+/// The live diagram on a phone and a laptop, and the answer: at 390x844, the diagram scrolled
+/// fully right, every lane's name still shows; at 1280x800 the screen is above the fold at once
+/// and every label is at least 11 px tall, the diagram drawn no smaller than its own size (its
+/// smallest text, `MIN_TEXT`, is 11 px); and a question answered with the diagram in view
+/// brings the verdict into the window.
+#[test]
+fn the_live_diagram_keeps_its_lane_names_and_labels_and_the_verdict_shows() {
+    let Some(exe) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let lesson = dir.path().join("lesson.html");
+    let (code, _, err) = tool(&["export", "gc-pause", "-o", lesson.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let drawn = "document.getElementById('live').dataset.drawnAt === \
+                 document.getElementById('live').dataset.t";
+    for (width, height) in [(390, 844), (1280, 800)] {
+        let profile = dir.path().join(format!("lanes-{width}"));
+        let mut browser = open(&exe, &profile, &lesson, width, height);
+        wait(
+            &mut browser,
+            "document.getElementById('live').dataset.ready !== undefined",
+        );
+        if width >= 1280 {
+            let screen = browser.eval(
+                "(() => { const r = document.getElementById('screen').getBoundingClientRect(); \
+                 return [r.top, r.bottom]; })()",
+            );
+            let (top, bottom) = (screen[0].as_f64().unwrap(), screen[1].as_f64().unwrap());
+            assert!(
+                top >= 0.0 && bottom <= f64::from(height),
+                "the screen at {top}..{bottom}, above the fold of {height} px"
+            );
+        }
+        for key in ["n", "n", "n", "n", "n", "n", "n"] {
+            press(&mut browser, key);
+        }
+        assert_eq!(
+            browser.eval("document.getElementById('live').dataset.mode"),
+            json!("question")
+        );
+        wait(&mut browser, drawn);
+        if width < 600 {
+            let seen = browser.eval(LANE_NAMES_SHOWN);
+            assert!(
+                seen[0].as_f64().unwrap() > 0.0,
+                "the diagram scrolls sideways at {width} px: {seen}"
+            );
+            assert_eq!(
+                seen[1].as_array().unwrap().len(),
+                5,
+                "the lock service's, three clients' and the storage's lanes: {seen}"
+            );
+            assert_eq!(
+                seen[2], seen[1],
+                "every lane's name in sight with the diagram scrolled fully right at {width} px"
+            );
+        }
+        // A reader looking at the diagram answers: the verdict comes into sight.
+        browser.eval("document.getElementById('live-diagram').scrollIntoView()");
+        press(&mut browser, "a");
+        assert_eq!(
+            browser.eval("document.getElementById('live').dataset.mode"),
+            json!("main")
+        );
+        let verdict = browser.eval(VERDICT_AT);
+        assert!(verdict.is_array(), "the screen says what the reader said");
+        let (top, bottom) = (verdict[0].as_f64().unwrap(), verdict[1].as_f64().unwrap());
+        assert!(
+            top >= 0.0 && bottom <= verdict[2].as_f64().unwrap(),
+            "the verdict at {top}..{bottom}, inside the window at {width}x{height}"
+        );
+        if width >= 1280 {
+            wait(&mut browser, drawn);
+            let labels = browser.eval(SMALL_LABELS);
+            let scale = labels[0].as_f64().unwrap();
+            assert!(
+                labels[1].as_u64().unwrap() >= 5,
+                "the diagram has labels: {labels}"
+            );
+            assert_eq!(labels[2], json!([]), "labels under 11 px at {width} px");
+            assert!(
+                scale >= 0.999,
+                "the diagram drawn at {scale} of its size, so its smallest text (11 px) reads smaller"
+            );
+        }
+        assert_eq!(complaints(&mut browser, &lesson), Vec::<String>::new());
+    }
+}
+
 /// `export --lab` runs the code pasted into the page on a lesson the module carries: the
 /// settings of a run, which it would ignore, are refused in one sentence each, as is a lesson
 /// that is a file.

@@ -18,6 +18,11 @@
   var view = null;
   var timer = null;
   var drawing = null;
+  var NS = "http://www.w3.org/2000/svg";
+  // The pinned names' edge shows once the diagram is scrolled, when something passes under it.
+  diagram.addEventListener("scroll", function () {
+    diagram.classList.toggle("scrolled", diagram.scrollLeft > 0);
+  }, { passive: true });
 
   function bytes(base64) {
     var text = atob(base64);
@@ -45,14 +50,86 @@
     status.textContent = text;
   }
 
+  function element(name, attributes) {
+    var made = document.createElementNS(NS, name);
+    for (var key in attributes) made.setAttribute(key, String(attributes[key]));
+    return made;
+  }
+
+  // The diagram in a track as wide as it is drawn, with a copy of its lane names over it,
+  // sticky at the left: where the diagram scrolls sideways (a phone) a line without its name
+  // reads as no one's, and nothing inside an SVG can be sticky.
+  function draw(picture) {
+    diagram.innerHTML = "<div class=\"track\">" + picture + "</div>";
+    var track = diagram.firstChild, svg = track.querySelector("svg");
+    if (!svg) return;
+    // Never scaled below the size it is drawn at, where its smallest label's size was chosen:
+    // a narrower box scrolls instead.
+    diagram.style.setProperty("--natural", svg.getAttribute("width") + "px");
+    var box = svg.viewBox.baseVal, x0 = +svg.getAttribute("data-x0");
+    // A lane's name is the text drawn right after its line.
+    var names = Array.prototype.slice.call(svg.querySelectorAll("line.actor + text"));
+    if (!x0 || names.length === 0) return;
+    var pin = element("svg", {
+      "class": "lane-names", "aria-hidden": "true", viewBox: "0 0 " + x0 + " " + box.height,
+      "font-family": svg.getAttribute("font-family"),
+    });
+    pin.style.width = (100 * x0 / box.width) + "%";
+    var ys = names.map(function (name) { return +name.getAttribute("y"); });
+    names.forEach(function (name, i) {
+      // White behind each name, halfway to the lanes beside it (and a unit more, so no seam
+      // shows between two), so that what scrolls under the names does not cross them.
+      var size = +name.getAttribute("font-size"), gap = Infinity;
+      ys.forEach(function (y, j) { if (j !== i) gap = Math.min(gap, Math.abs(y - ys[i])); });
+      if (!isFinite(gap)) gap = size * 3;
+      var top = ys[i] - size * 0.35 - gap / 2;
+      pin.appendChild(element("rect", { x: 0, y: top, width: x0, height: gap + 1, fill: "#fff" }));
+      pin.appendChild(element("line", {
+        "class": "edge", x1: x0 - 0.5, x2: x0 - 0.5, y1: top, y2: top + gap, stroke: "#9aa1ad",
+      }));
+      pin.appendChild(name.cloneNode(true));
+    });
+    track.appendChild(pin);
+  }
+
+  // After an answer, its verdict in sight: the whole screen if the window holds it, else its
+  // Answer box. On a phone the buttons that answer are below the screen, and a reader may be
+  // looking at the diagram, further down.
+  function showVerdict() {
+    var lines = screen.textContent.replace(/\n$/, "").split("\n"), first = -1, col = -1, last;
+    for (var i = 0; i < lines.length && first < 0; i++) {
+      col = lines[i].search(/[\u250c\u251c] Answer /);
+      if (col >= 0) first = i;
+    }
+    if (first < 0) return;
+    // The box ends where a border meets its left side.
+    for (last = first + 1; last < lines.length; last++) {
+      var corner = lines[last].charAt(col);
+      if (corner === "\u2514" || corner === "\u251c") break;
+    }
+    var r = screen.getBoundingClientRect(), style = getComputedStyle(screen);
+    var top = r.top, bottom = r.bottom, height = window.innerHeight;
+    if (bottom - top > height) {
+      // Every row of the screen is as tall as the others.
+      var pad = parseFloat(style.paddingTop), inside = r.top + screen.clientTop + pad;
+      var row = (screen.clientHeight - pad - parseFloat(style.paddingBottom)) / lines.length;
+      top = inside + first * row;
+      bottom = inside + last * row;
+    }
+    if (top < 0) window.scrollBy(0, top - 8);
+    else if (bottom > height) window.scrollBy(0, Math.min(top - 8, bottom - height + 8));
+  }
+
   // The screen after each command; the diagram once the page is idle again.
   function show(answer) {
     if (!answer.ok) {
       say(answer.error);
       return;
     }
+    var asked = view !== null && view.mode === "question";
     view = answer;
     screen.innerHTML = answer.screen;
+    if (asked && answer.mode === "main") showVerdict();
     live.dataset.mode = answer.mode;
     live.dataset.t = String(answer.t);
     document.getElementById("live-time").textContent = "t = " + answer.time;
@@ -73,7 +150,7 @@
       drawing = setTimeout(function () {
         drawing = null;
         var picture = command({ op: "diagram" });
-        if (picture.ok) diagram.innerHTML = picture.svg;
+        if (picture.ok) draw(picture.svg);
         live.dataset.drawnAt = live.dataset.t;
       }, 0);
     }

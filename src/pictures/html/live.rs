@@ -60,16 +60,16 @@ pub(super) fn section(setup: &Setup) -> String {
         concat!(
             "<section id=\"live\" class=\"live\" hidden data-scenario=\"{name}\" ",
             "data-fencing=\"{fencing}\" data-check=\"{check}\" data-system=\"{system}\" ",
-            "aria-label=\"The lesson, live\">\n",
+            "aria-label=\"The lesson, live\">\n<div class=\"live-column\">",
             "<div class=\"live-top\"><label>Lesson <select id=\"lesson\">{options}</select></label>",
             "<span id=\"live-time\"></span>",
             "<button type=\"button\" id=\"to-steps\" class=\"quiet\">Read it step by step</button>",
             "<span id=\"live-status\" role=\"status\" aria-live=\"polite\"></span></div>\n",
             "<pre id=\"screen\" class=\"screen\" tabindex=\"0\" ",
             "aria-label=\"The lesson's screen, as the terminal shows it\"></pre>\n",
-            "<div class=\"live-keys\" role=\"toolbar\" aria-label=\"The terminal's keys\">{buttons}</div>\n",
+            "<div class=\"live-keys\" role=\"toolbar\" aria-label=\"The terminal's keys\">{buttons}</div></div>\n",
             "<figure id=\"live-diagram\" class=\"diagram\" aria-label=\"The run so far\"></figure>\n",
-            "<p class=\"live-note\">This is the terminal UI of fencing-lab running in your browser: ",
+            "<p class=\"live-note live-column\">This is the terminal UI of fencing-lab running in your browser: ",
             "the same simulation, captions, questions and verdicts. Press the keys on your keyboard ",
             "or the buttons; <kbd>?</kbd> lists every key. Nothing leaves the page.</p>\n",
             "</section>\n"
@@ -119,9 +119,14 @@ pub(super) fn module(gzipped: &[u8]) -> String {
     )
 }
 
-/// The live section's look, beside the page's.
+/// The live section's look, beside the page's. (`section.live`: the root takes the class `live`
+/// too, while the lesson is live.) The diagram is never drawn smaller than its own size (on a
+/// phone, 840 px), so that its smallest label still reads: in a narrower window it spans the
+/// window, framed by a shadow that takes no width, and scrolls, its lane names pinned.
 pub(super) const CSS: &str = r##"
-.live{max-width:1240px;margin:0 auto;padding:0 16px 12px}
+section.live{max-width:1240px;margin:0 auto;padding:0 16px 12px}
+#live{max-width:none;padding:0 0 12px}
+.live-column{max-width:1240px;margin-left:auto;margin-right:auto;padding-left:16px;padding-right:16px}
 .live[hidden]{display:none}
 .live-top{display:flex;flex-wrap:wrap;gap:6px 14px;align-items:center;margin:6px 0}
 .live-top select{font:inherit;min-height:44px;padding:4px 8px}
@@ -134,7 +139,12 @@ pub(super) const CSS: &str = r##"
 .live-keys kbd{margin-right:4px}
 button.quiet{border-width:1px;font-weight:500}
 .live-note{font-size:.9rem;color:#4b5260}
-#live-diagram{margin-top:8px}
+#live-diagram{margin:8px auto .6em;max-width:var(--natural,100%);border:0;box-shadow:0 0 0 1px #d9dde3}
+#live-diagram .track{display:grid;min-width:var(--natural,0)}
+#live-diagram .track>svg{grid-area:1/1;width:100%;min-width:0}
+#live-diagram .lane-names{position:sticky;left:0;z-index:1;align-self:start}
+#live-diagram:not(.scrolled) .lane-names .edge{display:none}
+@media (max-width:700px){#live-diagram .track{min-width:840px}}
 .live main>.run,.live .controls{display:none}
 .live #to-live{display:none}
 html:not(.live) #to-live{display:inline-block}
