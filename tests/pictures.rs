@@ -854,6 +854,55 @@ fn every_label_speaks_the_systems_words_names_its_key_and_sits_where_it_belongs(
                             );
                         }
                     }
+                    // Every short form a label uses is in the legend.
+                    let legend: Vec<String> = doc
+                        .descendants()
+                        .filter(|n| n.attribute("class") == Some("legend"))
+                        .flat_map(|g| g.descendants().filter_map(|d| d.text()).map(str::to_owned))
+                        .collect();
+                    let in_legend = |entry: &str| legend.iter().any(|l| l == entry);
+                    for label in &labels {
+                        let words: Vec<&str> = label.text.split(' ').collect();
+                        let short = match system {
+                            Some(s) if s.has_token && s.mark != "t" && s.mark != s.word => {
+                                words.windows(2).any(|w| {
+                                    w[0] == s.mark
+                                        && w[1]
+                                            .trim_end_matches([',', ':', '?'])
+                                            .parse::<u64>()
+                                            .is_ok()
+                                })
+                            }
+                            Some(s) if !s.has_token || s.mark == s.word => false,
+                            _ => short_token_in(&label.text).is_some(),
+                        };
+                        if short {
+                            let entry = match system.filter(|s| s.mark != "t") {
+                                Some(s) => format!("{} 2: {} 2", s.mark, s.word),
+                                None => "t2: token 2".to_owned(),
+                            };
+                            assert!(
+                                in_legend(&entry),
+                                "{what}: {:?} and no {entry:?} in {legend:?}",
+                                label.text
+                            );
+                        }
+                        if words.iter().any(|w| {
+                            w.len() == 2 && w.starts_with('c') && w[1..].parse::<u8>().is_ok()
+                        }) {
+                            assert!(
+                                in_legend("c1: client-1"),
+                                "{what}: {:?} and {legend:?}",
+                                label.text
+                            );
+                        }
+                        if label.text == "+" {
+                            assert!(in_legend("+ renewed"), "{what}: {legend:?}");
+                        }
+                        if label.text.contains('×') {
+                            assert!(in_legend("×2: two alike at once"), "{what}: {legend:?}");
+                        }
+                    }
                     // A wake's label is nearer its own client's line than any other.
                     for event in doc
                         .descendants()

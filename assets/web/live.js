@@ -18,7 +18,6 @@
   var view = null;
   var timer = null;
   var drawing = null;
-  var NS = "http://www.w3.org/2000/svg";
   // The pinned names' edge shows once the diagram is scrolled, when something passes under it.
   diagram.addEventListener("scroll", function () {
     diagram.classList.toggle("scrolled", diagram.scrollLeft > 0);
@@ -51,7 +50,7 @@
   }
 
   function element(name, attributes) {
-    var made = document.createElementNS(NS, name);
+    var made = document.createElementNS("http://www.w3.org/2000/svg", name);
     for (var key in attributes) made.setAttribute(key, String(attributes[key]));
     return made;
   }

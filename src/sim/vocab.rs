@@ -61,6 +61,24 @@ impl Marks {
         }
     }
 
+    /// Whether `text` writes a token in these marks' short form ("t4", "rev 4"), where that
+    /// form is not the system's whole word (a zxid is "zxid 4" either way).
+    pub fn shortened_in(self, text: &str, whole_word: &str) -> bool {
+        let Some(word) = self.word.filter(|w| *w != whole_word) else {
+            return false;
+        };
+        let words: Vec<&str> = text
+            .split([' ', '\n'])
+            .map(|w| w.trim_end_matches([',', ':', '?', ')']))
+            .collect();
+        if word == "t" {
+            return words.iter().any(|w| short_token(w).is_some());
+        }
+        words.windows(2).any(|pair| {
+            pair[0] == word && !pair[1].is_empty() && pair[1].bytes().all(|b| b.is_ascii_digit())
+        })
+    }
+
     /// `text` with every short token (`t4`, a whole word) written as these marks write it:
     /// "REJECTED t2 < t4" is "REJECTED rev 2 < rev 4". Marks that show no token leave it.
     pub fn apply(self, text: &str) -> String {

@@ -199,7 +199,17 @@ fn drawn_labels(doc: &Document) -> (Drawn, String) {
         if n.attribute("class") == Some("label") {
             let role = n.attribute("data-role").unwrap_or_default().to_owned();
             let t = n.attribute("data-t").unwrap_or_default().to_owned();
-            labels.entry((role, t)).or_default().push(text_of(n));
+            // A box that stands for several writes alike ("REJECTED log ×2") says each one's
+            // words; how many it stands for is checked in tests/pictures.rs.
+            let text = text_of(n);
+            let text = match text.split_once(" ×") {
+                Some((words, rest)) => {
+                    let digits = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+                    format!("{words}{digits}")
+                }
+                None => text,
+            };
+            labels.entry((role, t)).or_default().push(text);
         }
         if n.attribute("class") == Some("legend") {
             legend.push_str(&text_of(n));

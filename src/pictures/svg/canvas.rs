@@ -26,6 +26,8 @@ pub(super) struct Svg {
     /// When the lock service's clock last jumped: a lease it ends at once is labelled beside
     /// the jump, not under it.
     pub(super) jumped_at: Option<Ms>,
+    /// Every label placed, with its moment: the legend names the short forms they use.
+    pub(super) said: Vec<(Option<Ms>, String)>,
     /// The first panel's time axis (window, x of its start and end, top and bottom of its
     /// lanes), written on the root so a page can draw a cursor at a moment.
     pub(super) axis: Option<(Window, f64, f64, f64, f64)>,
@@ -43,6 +45,7 @@ impl Svg {
             unplaced: Vec::new(),
             last_write: None,
             jumped_at: None,
+            said: Vec::new(),
             axis: None,
         }
     }
@@ -106,6 +109,7 @@ impl Svg {
         let placer = std::mem::replace(&mut self.placer, Placer::new(0.0));
         let (placed, unplaced) = placer.place();
         self.unplaced = unplaced;
+        self.said = placed.iter().map(|l| (l.t, l.at.text.clone())).collect();
         // Words inside bars first, the rest above them: a page's curtain goes between, so the
         // future part of a bar fades with its words while every other label of a moment shown
         // stays whole.

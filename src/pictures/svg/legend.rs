@@ -48,6 +48,14 @@ pub(super) struct Legend {
     pub(super) delayed: Seen,
     pub(super) expiry: Seen,
     pub(super) jump: Seen,
+    /// The labels' short forms: a short token ("t2"), a client ("c1"), a renewal ("+"), and
+    /// verdicts alike at one instant ("×2").
+    pub(super) short_token: Seen,
+    pub(super) short_client: Seen,
+    pub(super) short_renew: Seen,
+    pub(super) copies: Seen,
+    /// The short token's entry: "t2: token 2", "rev 2: revision 2".
+    pub(super) short_token_words: String,
     pub(super) counts: Option<Counts>,
 }
 
@@ -80,12 +88,40 @@ fn said(words: &str, vocab: &Vocab) -> String {
     vocab.say(words)
 }
 
+/// How many entries a legend may have.
+const ENTRIES: usize = 18;
+
 /// The order entries are dropped in when not all fit: the verdicts last.
-const KEEP_ORDER: [usize; 14] = [7, 8, 9, 6, 0, 1, 2, 3, 12, 13, 4, 5, 10, 11];
+const KEEP_ORDER: [usize; ENTRIES] = [7, 8, 9, 6, 0, 1, 2, 3, 14, 15, 16, 17, 12, 13, 4, 5, 10, 11];
 
 impl Legend {
+    /// Sees the short forms the placed labels `said` use, in `vocab`'s marks.
+    pub(super) fn see_short_forms(&mut self, said: &[(Option<Ms>, String)], vocab: &Vocab) {
+        let marks = vocab.marks();
+        let word = vocab.token;
+        for (t, text) in said {
+            let t = t.unwrap_or(0);
+            if marks.shortened_in(text, word) {
+                self.short_token.see(t);
+            }
+            let words = || text.split([' ', '\n']);
+            if words().any(|w| {
+                w.len() == 2 && w.starts_with('c') && w[1..].bytes().all(|b| b.is_ascii_digit())
+            }) {
+                self.short_client.see(t);
+            }
+            if text == "+" {
+                self.short_renew.see(t);
+            }
+            if text.contains('×') {
+                self.copies.see(t);
+            }
+        }
+        self.short_token_words = format!("{}: {word} 2", marks.of_token(2));
+    }
+
     /// The entries, in the order drawn: when each first appears, its swatch and its words.
-    fn entries(&self) -> [(Seen, Swatch, String); 14] {
+    fn entries(&self) -> [(Seen, Swatch, String); ENTRIES] {
         let count = |n: Option<usize>, words: &str| match n {
             Some(n) => format!("{words}: {n}"),
             None => words.to_owned(),
@@ -141,6 +177,14 @@ impl Legend {
                 "a lease runs out".into(),
             ),
             (self.jump, Swatch::Diamond(INK), "its clock jumps".into()),
+            (
+                self.short_token,
+                Swatch::None,
+                self.short_token_words.clone(),
+            ),
+            (self.short_client, Swatch::None, "c1: client-1".into()),
+            (self.short_renew, Swatch::None, "+ renewed".into()),
+            (self.copies, Swatch::None, "×2: two alike at once".into()),
         ]
     }
 
@@ -152,7 +196,7 @@ impl Legend {
             .iter()
             .map(|(_, swatch, words)| entry_width(*swatch, &said(words, vocab), f))
             .collect();
-        let mut kept = [false; 14];
+        let mut kept = [false; ENTRIES];
         let mut total = 0.0;
         for i in KEEP_ORDER {
             if entries[i].0 .0.is_some() && total + widths[i] <= room * rows as f64 * 0.92 {
@@ -161,9 +205,9 @@ impl Legend {
             }
         }
         loop {
-            let mut rows_of = vec![None; 14];
+            let mut rows_of = vec![None; ENTRIES];
             let (mut row, mut used) = (0, 0.0);
-            for i in (0..14).filter(|&i| kept[i]) {
+            for i in (0..ENTRIES).filter(|&i| kept[i]) {
                 if used + widths[i] > room && used > 0.0 {
                     row += 1;
                     used = 0.0;

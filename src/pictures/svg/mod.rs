@@ -201,6 +201,7 @@ fn draw(
                 .is_some();
         }
         svg.place_labels();
+        legend.see_short_forms(&svg.said, &vocab);
         let unplaced = !svg.unplaced.is_empty();
         if runs.len() == 1 && (crowded || unplaced) {
             legend.counts = Some(tally(runs[0].0, window));

@@ -315,7 +315,7 @@ impl Placer {
         let step_x = label.size * 2.5;
         let mut offsets: Vec<(f64, f64)> = Vec::new();
         for dy in -8i32..=8 {
-            for dx in -8i32..=8 {
+            for dx in -12i32..=12 {
                 offsets.push((dx as f64 * step_x, dy as f64 * step_y));
             }
         }

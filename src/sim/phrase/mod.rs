@@ -380,7 +380,8 @@ mod tests {
             [
                 "REJECTED though its lease was live: t2 is not > t2",
                 "REJECTED, lease live: t2 is not > t2",
-                "REJECTED, lease live"
+                "REJECTED, lease live",
+                "REJECTED"
             ]
         );
         let corruption = of(EventKind::Corruption {

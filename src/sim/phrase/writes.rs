@@ -203,6 +203,7 @@ pub(super) fn labels(event: &Event, vocab: &Vocab) -> Labels {
                     format!("REJECTED{at} though its lease was live: {compared}"),
                     format!("REJECTED{at}, lease live: {compared}"),
                     format!("REJECTED{at}, lease live"),
+                    format!("REJECTED{at}"),
                 ],
                 Outcome::Rejected if vocab.keyed => {
                     vec![format!("REJECTED{at}: {compared}"), format!("REJECTED{at}")]
