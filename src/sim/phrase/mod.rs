@@ -158,13 +158,18 @@ pub fn labels(event: &Event, vocab: &Vocab) -> Labels {
     if vocab.system.is_some_and(|s| !s.has_token) {
         labels.highest.clear();
     }
-    let marks = vocab.marks();
     for list in [&mut labels.main, &mut labels.verdict, &mut labels.highest] {
         for text in list.iter_mut() {
-            *text = marks.apply(&vocab.say(text));
+            *text = vocab.say(text);
         }
     }
+    // The short forms write tokens in the system's marks; a verdict's comparison and a rise of
+    // the highest are written in them too.
     labels.main = vocab.short_forms(labels.main);
+    let marks = vocab.marks();
+    for text in labels.verdict.iter_mut().chain(labels.highest.iter_mut()) {
+        *text = marks.apply(text);
+    }
     labels
 }
 
