@@ -6,6 +6,8 @@
 
 #[path = "pictures/cdp.rs"]
 mod cdp;
+#[path = "pictures/minimal.rs"]
+mod minimal;
 #[path = "pictures/truth.rs"]
 mod truth;
 
@@ -681,26 +683,34 @@ fn every_label_is_clear_uncovered_and_readable_in_a_real_browser() {
         "Emulation.setDeviceMetricsOverride",
         serde_json::json!({"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": false}),
     );
+    // Every lesson × storage check (fencing off is `none`) × system, and the slides drawn
+    // otherwise: compared, chaos's windows, a build's slide, idle lanes left out, minimal.
     let mut runs: Vec<Vec<String>> = Vec::new();
     for name in scenarios() {
-        for extra in [
-            &[][..],
-            &["--no-fencing"],
-            &["--check", "global"],
-            &["--as", "etcd"],
-        ] {
-            let mut args = vec![name.clone()];
-            args.extend(extra.iter().map(|s| s.to_string()));
-            runs.push(args);
+        for check in ["per-key", "strict", "global", "none"] {
+            for system in std::iter::once("").chain(fencing_lab::sim::systems::ids()) {
+                let mut args = vec![name.clone(), "--check".into(), check.into()];
+                if !system.is_empty() {
+                    args.extend(["--as".into(), system.into()]);
+                }
+                runs.push(args);
+            }
+        }
+        if name != "chaos" {
+            runs.push(vec![name.clone(), "--minimal".into()]);
+            runs.push(vec![name.clone(), "--minimal".into(), "--compare".into()]);
         }
     }
     for extra in [
         &["gc-pause", "--compare"][..],
         &["per-key", "--compare"],
+        &["per-key", "--compare", "--as", "zookeeper"],
         &["chaos", "--seed", "11"],
         &["chaos", "--seed", "11", "--compare"],
         &["gc-pause", "--axis", "0:23", "--until", "12"],
+        &["gc-pause", "--axis", "0:23", "--until", "12", "--hide-idle"],
         &["heartbeat", "--hide-idle"],
+        &["gc-pause", "--actors", "1,2", "--as", "hazelcast"],
     ] {
         runs.push(extra.iter().map(|s| s.to_string()).collect());
     }
@@ -719,7 +729,11 @@ fn every_label_is_clear_uncovered_and_readable_in_a_real_browser() {
         }
         assert_eq!(bad, serde_json::json!([]), "{full:?}");
     }
-    assert!(runs.len() > 40);
+    assert!(
+        runs.len() > 300,
+        "only {} diagrams were looked at",
+        runs.len()
+    );
 }
 
 /// One label of a diagram, as drawn.

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use super::values::{
-    parse_axis, parse_check, parse_check_or_all, parse_duration, parse_jobs, parse_picture_size,
-    parse_runs, parse_seed, parse_seeds, parse_size, parse_system, parse_time, CheckChoice,
+    parse_actors, parse_axis, parse_check, parse_check_or_all, parse_duration, parse_jobs,
+    parse_picture_size, parse_runs, parse_seed, parse_seeds, parse_size, parse_system, parse_time,
+    CheckChoice,
 };
 use super::Failure;
 use crate::lab::Target;
@@ -89,13 +90,22 @@ pub enum Command {
         /// svg: leave out the clients (and the storage) with nothing in the diagram.
         #[arg(long)]
         hide_idle: bool,
+        /// svg: a slide close to Kleppmann's figure: the lesson up to the storage's verdict on
+        /// the write its question asks about, with only the clients that held a lock or wrote by
+        /// then (no refused bystander, no redo).
+        #[arg(long, conflicts_with_all = ["until", "from", "axis", "hide_idle"])]
+        minimal: bool,
+        /// svg: draw only these clients' lines, by number ("1,2"); the lock service and the
+        /// storage are always drawn, and the subtitle names what is left out.
+        #[arg(long, value_name = "LIST", value_parser = parse_actors, conflicts_with = "hide_idle")]
+        actors: Option<[bool; 3]>,
         /// svg: the picture in pixels (default 1280x720, a 16:9 slide); cast: the terminal in
         /// columns x rows (default 80x24).
         #[arg(long, value_name = "WxH", value_parser = parse_picture_size)]
         size: Option<(u32, u32)>,
         /// svg: the diagram of the run as these UI keys leave it, pressed from its start, as the
         /// live page draws it ("n n g n": see `frame --keys`).
-        #[arg(long, value_name = "KEYS", conflicts_with_all = ["until", "from", "axis", "compare", "size"])]
+        #[arg(long, value_name = "KEYS", conflicts_with_all = ["until", "from", "axis", "compare", "size", "minimal", "actors"])]
         keys: Option<String>,
     },
     /// Write the lesson as one self-contained HTML page for students: the diagram, every step

@@ -21,6 +21,10 @@ pub struct PictureArgs {
     pub compare: bool,
     pub axis: Option<(Ms, Ms)>,
     pub hide_idle: bool,
+    /// svg: up to the question's verdict, with only the clients in the story (`--minimal`).
+    pub minimal: bool,
+    /// svg: the clients to draw (`--actors`).
+    pub actors: Option<[bool; 3]>,
     pub size: Option<(u32, u32)>,
     /// svg: the run as these UI keys leave it.
     pub keys: Option<String>,
@@ -40,6 +44,8 @@ pub fn check_options(args: &PictureArgs, world: &WorldArgs) -> Result<(), Failur
         ("--compare", args.compare),
         ("--axis", args.axis.is_some()),
         ("--hide-idle", args.hide_idle),
+        ("--minimal", args.minimal),
+        ("--actors", args.actors.is_some()),
         ("--keys", args.keys.is_some()),
     ];
     if args.format != Format::Svg {
@@ -111,47 +117,73 @@ fn draw_svg(
             fmt_seconds(until)
         )));
     }
-    let window = |runs: &[&Session]| match args.axis {
-        Some((from, to)) => svg::Window::fixed(from, to),
-        None => svg::Window::choose(runs, args.from, until),
-    };
-    // A slide of a build (--axis) keeps the lanes of the build's last slide, the run played to
-    // the axis's end: an actor idle so far keeps its lane, so no lane moves between slides.
-    let actors = args.axis.filter(|_| args.hide_idle).map(|(from, to)| {
-        let window = svg::Window::fixed(from, to);
-        let runs: Vec<Session> = if args.compare {
-            vec![
-                Session::played_to(setup.clone().fencing(true), to),
-                Session::played_to(setup.clone().fencing(false), to),
-            ]
-        } else {
-            vec![Session::played_to(setup.clone(), to)]
-        };
-        runs.iter()
-            .map(|run| svg::busy_actors(run, window))
-            .fold(([false; 3], false), |(c, s), (c2, s2)| {
-                ([c[0] || c2[0], c[1] || c2[1], c[2] || c2[2]], s || s2)
-            })
-    });
-    let options = svg::Options {
-        hide_idle: args.hide_idle,
-        actors,
-    };
     if let Some(system) = setup.system.filter(|_| args.compare && !setup.has_token()) {
         return Err(Failure::usage(format!(
             "{} has no fencing token, so there is no fenced run to draw beside the unfenced one: drop --compare",
             system.name
         )));
     }
-    let picture = if args.compare {
-        let fenced = Session::played_to(setup.clone().fencing(true), until);
-        let unfenced = Session::played_to(setup.fencing(false), until);
-        let window = window(&[&fenced, &unfenced]);
-        svg::compare_with(&fenced, &unfenced, size, window, "", options)
+    // The run, or with --compare the fenced and the unfenced runs, played to `until`.
+    let played = |until: Ms| -> Vec<Session> {
+        if args.compare {
+            vec![
+                Session::played_to(setup.clone().fencing(true), until),
+                Session::played_to(setup.clone().fencing(false), until),
+            ]
+        } else {
+            vec![Session::played_to(setup.clone(), until)]
+        }
+    };
+    let asked_lanes = args.actors.map(|clients| (clients, true));
+    let (until, actors) = if args.minimal {
+        let whole = played(setup.scenario.end);
+        let whole: Vec<&Session> = whole.iter().collect();
+        let at = svg::question_verdict(&whole).ok_or_else(|| {
+            Failure::usage(format!(
+                "--minimal draws a lesson up to the write its question asks about, and {} has no such write: use --until and --actors instead",
+                setup.scenario.name
+            ))
+        })?;
+        (
+            at,
+            Some(asked_lanes.unwrap_or_else(|| svg::story_actors(&whole, at))),
+        )
+    } else if args.hide_idle {
+        // A slide of a build (--axis) keeps the lanes of the build's last slide, the run played
+        // to the axis's end: an actor idle so far keeps its lane, so no lane moves between slides.
+        let build = args.axis.map(|(from, to)| {
+            let window = svg::Window::fixed(from, to);
+            played(to)
+                .iter()
+                .map(|run| svg::busy_actors(run, window))
+                .fold(([false; 3], false), |(c, s), (c2, s2)| {
+                    ([c[0] || c2[0], c[1] || c2[1], c[2] || c2[2]], s || s2)
+                })
+        });
+        (until, build)
     } else {
-        let session = Session::played_to(setup, until);
-        let window = window(&[&session]);
-        svg::diagram_with(&session, size, window, "", options)
+        (until, asked_lanes)
+    };
+    let runs = played(until);
+    let runs: Vec<&Session> = runs.iter().collect();
+    if let Some(lanes) = actors.filter(|_| !args.hide_idle) {
+        svg::check_left_out(&runs, lanes, until).map_err(Failure::usage)?;
+    }
+    let options = svg::Options {
+        hide_idle: args.hide_idle,
+        actors,
+        to_question: args.minimal,
+    };
+    let axis = args
+        .axis
+        .or(args.minimal.then(|| svg::question_axis(until)));
+    let window = match axis {
+        Some((from, to)) => svg::Window::fixed(from, to),
+        None => svg::Window::choose(&runs, args.from, until),
+    };
+    let picture = match runs[..] {
+        [fenced, unfenced] => svg::compare_with(fenced, unfenced, size, window, "", options),
+        _ => svg::diagram_with(runs[0], size, window, "", options),
     };
     out.write_all(picture.as_bytes())?;
     lab::fault_of(&fault)

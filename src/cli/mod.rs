@@ -257,6 +257,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             compare,
             axis,
             hide_idle,
+            minimal,
+            actors,
             size,
             keys,
         }) => {
@@ -267,6 +269,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 compare,
                 axis,
                 hide_idle,
+                minimal,
+                actors,
                 size,
                 keys,
             };

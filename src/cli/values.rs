@@ -139,6 +139,24 @@ pub(crate) fn parse_axis(text: &str) -> Result<(Ms, Ms), String> {
     Ok((from, to))
 }
 
+/// "1,2" (or "client-1,client-2"): which clients have a line.
+pub(crate) fn parse_actors(text: &str) -> Result<[bool; 3], String> {
+    let mut clients = [false; 3];
+    for part in text.split(',').map(str::trim) {
+        let number = part.strip_prefix("client-").unwrap_or(part);
+        match number {
+            "1" | "2" | "3" => clients[number.as_bytes()[0] as usize - b'1' as usize] = true,
+            _ => {
+                return Err(format!(
+                    "'{}' is not a client: give client numbers 1 to 3, like --actors 1,2",
+                    printable(part)
+                ))
+            }
+        }
+    }
+    Ok(clients)
+}
+
 pub(crate) fn parse_picture_size(text: &str) -> Result<(u32, u32), String> {
     let bad = || {
         format!("'{text}' is not a size like 1280x720 (pixels for svg, columns x rows for cast)")

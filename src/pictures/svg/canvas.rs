@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::geometry::{fit, Anchor, Rect, LINE, MIN_TEXT};
+use super::geometry::{fit, text_width, Anchor, Rect, LINE, MIN_TEXT};
 use super::palette::{defs, CORRUPTED, CRASH, GC, HONEST, INK, MUTED, REJECTED};
 use super::placer::{Label, Placed, Placer, Tone};
 use super::window::{Size, Window};
@@ -94,8 +94,29 @@ impl Svg {
     pub(super) fn heading(&mut self, title: &str, subtitle: &str) -> f64 {
         let f = self.font;
         self.text(f, f * 1.9, Anchor::Start, title, f * 1.35, Tone::Strong);
-        self.text(f, f * 3.4, Anchor::Start, subtitle, f * 0.95, Tone::Quiet);
-        f * 4.2
+        // A subtitle too long for one line breaks after a sentence, into two.
+        let room = self.bounds().r - f;
+        let fits = |text: &str| text_width(text, f * 0.95, false) <= room;
+        let split = (!fits(subtitle))
+            .then(|| {
+                subtitle
+                    .match_indices(". ")
+                    .map(|(i, _)| (&subtitle[..=i], &subtitle[i + 2..]))
+                    .filter(|(first, _)| fits(first))
+                    .last()
+            })
+            .flatten();
+        match split {
+            Some((first, second)) => {
+                self.text(f, f * 3.4, Anchor::Start, first, f * 0.95, Tone::Quiet);
+                self.text(f, f * 4.6, Anchor::Start, second, f * 0.95, Tone::Quiet);
+                f * 5.4
+            }
+            None => {
+                self.text(f, f * 3.4, Anchor::Start, subtitle, f * 0.95, Tone::Quiet);
+                f * 4.2
+            }
+        }
     }
 
     /// Queues a label to be placed inside `area` once every mark is drawn.

@@ -30,12 +30,14 @@
 //! 10. [`strokes`]: arrows, diamonds and ticks, each an obstacle to labels; queueing a label.
 //! 11. [`verdicts`]: a write's arrow and verdict, with the labels that must stay.
 //! 12. [`marks`]: each event's arrow or mark and its labels; crowds of refused asks.
+//! 13. [`minimal`]: the minimal slide's end and actors, and what a lane left out may hide.
 
 mod canvas;
 mod geometry;
 mod lanes;
 mod legend;
 mod marks;
+mod minimal;
 mod palette;
 mod panel;
 mod placer;
@@ -46,6 +48,7 @@ mod window;
 
 use super::words::settings_line;
 use crate::sim::lesson::{Lesson, RunView};
+use crate::sim::time::fmt_seconds;
 use crate::sim::{ClientId, Event, LaneState, Session, Vocab};
 use crate::Outcome;
 use canvas::Svg;
@@ -56,6 +59,8 @@ use panel::{Area, Panel};
 use placer::Tone;
 
 pub use geometry::text_width;
+use minimal::left_out_note;
+pub use minimal::{check_left_out, question_axis, question_verdict, story_actors};
 use window::window_note;
 pub use window::{Size, Window, LONG_RUN_WINDOW, WHOLE_RUN_MAX};
 
@@ -65,9 +70,13 @@ pub struct Options {
     /// Leave out the clients (and the storage) with nothing in the window: no event, no lease,
     /// no pause or wait (`--hide-idle`).
     pub hide_idle: bool,
-    /// With `hide_idle`, the actors to show whatever the run shows so far: those of the last
-    /// slide of a build, so every slide has the same lanes at the same heights.
+    /// The actors to show whatever the run shows so far: with `hide_idle`, those of the last
+    /// slide of a build, so every slide has the same lanes at the same heights; else the lanes
+    /// asked for (`--actors`, `--minimal`). A client without a lane has none of its events
+    /// drawn, and the subtitle says so.
     pub actors: Option<Actors>,
+    /// The run was played to the verdict on the write its question asks about (`--minimal`).
+    pub to_question: bool,
 }
 
 /// Which clients (by number, from 1) and whether the storage have a lane.
@@ -90,7 +99,8 @@ pub fn diagram_with(
     let scenario = session.scenario();
     let vocab = vocab_of(session);
     let title = format!("{}: {}", scenario.name, vocab.say_script(&scenario.title));
-    let subtitle = match window_note(session, window) {
+    let notes = notes(&[session], window, options);
+    let subtitle = match notes {
         Some(note) => format!("{}. {note}", settings_line(session.setup())),
         None => settings_line(session.setup()),
     };
@@ -129,7 +139,7 @@ pub fn compare_with(
     let scenario = fenced.scenario();
     let vocab = vocab_of(fenced);
     let title = format!("{}: {}", scenario.name, vocab.say_script(&scenario.title));
-    let subtitle = match window_note(fenced, window) {
+    let subtitle = match notes(&[fenced, unfenced], window, options) {
         Some(note) => format!("The same script with fencing on (above) and off (below). {note}"),
         None => "The same script with fencing on (above) and off (below).".to_owned(),
     };
@@ -148,6 +158,43 @@ pub fn compare_with(
         (unfenced, Some(settings_line(unfenced.setup()))),
     ];
     draw(&runs, size, window, id, options, &texts)
+}
+
+/// What the subtitle says beyond the settings: how far the run was played and through which
+/// window, and which clients with events have no lane.
+fn notes(runs: &[&Session], window: Window, options: Options) -> Option<String> {
+    let played = if options.to_question {
+        let at = runs[0].now();
+        Some(format!(
+            "To the asked write's verdict at {} s (--minimal)",
+            fmt_seconds(at)
+        ))
+    } else {
+        window_note(runs[0], window)
+    };
+    let left_out = runs.iter().find_map(|run| {
+        let lanes = lanes_of(run, window, options);
+        left_out_note(shown(run.world().events(), window), lanes)
+    });
+    match (played, left_out) {
+        (Some(a), Some(b)) => Some(format!("{a}. {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Which clients (and whether the storage) have a line: those asked for, or with `hide_idle`
+/// those with something in the window, or all.
+fn lanes_of(session: &Session, window: Window, options: Options) -> Actors {
+    match (options.actors, options.hide_idle) {
+        (Some(actors), _) => actors,
+        (None, true) => busy_actors(session, window),
+        (None, false) => ([true; 3], true),
+    }
+}
+
+/// Whether `event` is drawn on lanes `actors`: not when it is a client's without a lane.
+fn on_lanes(event: &Event, (clients, _): Actors) -> bool {
+    event.kind.client().is_none_or(|c| clients[c.index()])
 }
 
 /// A picture's title, subtitle and description.
@@ -204,7 +251,8 @@ fn draw(
         legend.see_short_forms(&svg.said, &vocab);
         let unplaced = !svg.unplaced.is_empty();
         if runs.len() == 1 && (crowded || unplaced) {
-            legend.counts = Some(tally(runs[0].0, window));
+            let lanes = lanes_of(runs[0].0, window, options);
+            legend.counts = Some(tally(runs[0].0, window, lanes));
         }
         let room = svg.bounds().r - svg.font;
         if rows == 1 && legend.rows(room, (svg.font * 0.9).max(geometry::MIN_TEXT), &vocab) > 1 {
@@ -216,10 +264,11 @@ fn draw(
     }
 }
 
-/// The writes of each verdict in the window.
-fn tally(session: &Session, window: Window) -> Counts {
+/// The writes of each verdict drawn in the window.
+fn tally(session: &Session, window: Window, lanes: Actors) -> Counts {
     let mut counts = Counts::default();
-    for event in shown(session.world().events(), window) {
+    let events = shown(session.world().events(), window);
+    for event in events.iter().filter(|e| on_lanes(e, lanes)) {
         let Some(verdict) = event.kind.verdict() else {
             continue;
         };
@@ -275,11 +324,7 @@ impl Svg {
         let f = self.font;
         let mut top = area.top;
         let events = shown(session.world().events(), window);
-        let (clients, storage) = match (options.hide_idle, options.actors) {
-            (true, Some(actors)) => actors,
-            (true, None) => busy_actors(session, window),
-            (false, _) => ([true; 3], true),
-        };
+        let lanes = lanes_of(session, window, options);
         let mut heading = area.heading;
         let p = Panel::new(
             f,
@@ -288,10 +333,10 @@ impl Svg {
             area.bottom - f * 2.0,
             window,
             session.now(),
-            (clients, storage),
-            events.len(),
+            lanes,
+            events.iter().filter(|e| on_lanes(e, lanes)).count(),
         );
-        let counts = (p.busy || p.compact).then(|| tally(session, window));
+        let counts = (p.busy || p.compact).then(|| tally(session, window, lanes));
         if let (Some(text), Some(c)) = (heading.as_mut(), counts) {
             text.push_str(&format!(
                 " · writes here: ✓ {}, ✗ {}, ! {}",
@@ -319,12 +364,12 @@ impl Svg {
             vocab: &vocab,
             asked: lesson.asked_writes(RunView::of(session)),
         };
-        for event in events {
+        for event in events.iter().filter(|e| on_lanes(e, lanes)) {
             self.event(&p, event, &cx, legend);
         }
         if p.busy && !p.compact {
-            for crowd in crowds(events) {
-                self.crowd(&p, &crowd, &vocab);
+            for crowd in crowds(events).iter().filter(|c| lanes.0[c.client.index()]) {
+                self.crowd(&p, crowd, &vocab);
             }
         }
         counts
