@@ -224,6 +224,23 @@ impl Printer {
             Said::Note { t, text } if !self.json => {
                 format!("{:>9}  ({})\n", self.stamp(t), printable(&text))
             }
+            Said::News {
+                t,
+                what,
+                fields,
+                text,
+            } => {
+                if self.json {
+                    let mut line = serde_json::Map::new();
+                    line.insert("t".into(), serde_json::json!(seconds(t)));
+                    line.insert("event".into(), serde_json::json!(what.name()));
+                    line.extend(fields);
+                    line.insert("says".into(), serde_json::json!(text));
+                    format!("{}\n", Value::Object(line))
+                } else {
+                    format!("{:>9}  ! {}\n", self.stamp(t), printable(&text))
+                }
+            }
             Said::Note { .. } | Said::Storage(_) | Said::Tick(_) => return,
         };
         let mut out = self.out.lock();
@@ -417,6 +434,7 @@ fn run_tui(settings: &Settings) -> Result<ExitCode, Failure> {
                     Said::Event { event, .. } => b.apply(event),
                     Said::Storage(rows) => b.set_storage(rows),
                     Said::Tick(t) => b.tick(t),
+                    Said::News { t, text, .. } => b.news = Some((t, text)),
                     Said::Note { .. } => {}
                 }
             });

@@ -11,7 +11,7 @@ use super::fleet::Fleet;
 use super::gateway::Etcd;
 use super::http::Url;
 use super::keys::{self, Layout};
-use super::observer::Observer;
+use super::observer::{Leaders, Observer};
 use super::ops;
 use super::plan;
 use super::play::{Play, Stage};
@@ -148,6 +148,7 @@ fn play(
         keeps: settings.until.is_some(),
     }));
     let observer = Observer::start(urls, layout, start, TIMEOUT, PATIENCE);
+    let leaders = Leaders::start(urls, start);
     let reader = Etcd::new(urls, TIMEOUT, PATIENCE);
     let stage = Stage {
         scenario,
@@ -157,7 +158,7 @@ fn play(
         end,
         stop: Arc::clone(&settings.stop),
     };
-    let mut play = Play::new(stage, fleet, reader, observer, start, say);
+    let mut play = Play::new(stage, fleet, reader, (observer, leaders), start, say);
     let at = play.run()?;
     Ok((at, play.fencing))
 }

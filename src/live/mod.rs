@@ -17,7 +17,8 @@
 //!    thread that watches the lock keys.
 //! 7. [`fleet`]: the three client processes.
 //! 8. [`play`]: the lesson's clock: beats, pauses, crashes, expiries.
-//! 9. [`replies`]: the processes' answers told as the lesson's events.
+//! 9. [`replies`], [`news`]: the processes' answers told as the lesson's events; what etcd did
+//!    that the lesson did not plan (a new leader, a lease outliving the plan).
 //! 10. [`conductor`]: a run from start to end, and its cleaning up.
 
 pub mod http;
@@ -41,9 +42,10 @@ pub mod fleet;
 
 pub mod play;
 
+pub mod news;
 pub mod replies;
 
 pub mod conductor;
 
 pub use conductor::{run, Settings, NO_ETCD};
-pub use said::{Fault, Finished, Said, Start};
+pub use said::{Fault, Finished, News, Said, Start};

@@ -11,7 +11,8 @@ use serde_json::{json, Map, Value};
 use super::fleet::{Fleet, Heard};
 use super::gateway::Etcd;
 use super::keys::Layout;
-use super::observer::{Observer, Seen};
+use super::news::Outlived;
+use super::observer::{Leaders, Leadership, Observer, Seen};
 use super::orders::Order;
 use super::plan::{self, chaos_seed};
 use super::said::{Fault, Said};
@@ -69,6 +70,16 @@ pub struct Play<'a> {
     pub(super) fleet: Fleet,
     pub(super) reader: Etcd,
     observer: Observer,
+    leaders: Leaders,
+    /// Who led at the last reading of the members' status.
+    pub(super) leader: Option<Leadership>,
+    /// When etcd last elected a new leader during the lesson.
+    pub(super) elected_at: Option<Ms>,
+    /// The leases etcd kept past their planned end, and the tokens whose TTL was asked.
+    pub(super) outlived: Vec<Outlived>,
+    pub(super) ttl_asked: Vec<u64>,
+    /// Every member seen answering: its id (hex) and endpoint.
+    pub(super) members: Vec<(String, String)>,
     start: Instant,
     pub(super) say: &'a mut dyn FnMut(Said),
     timeline: Vec<(Ms, Due)>,
@@ -92,7 +103,7 @@ impl<'a> Play<'a> {
         stage: Stage,
         fleet: Fleet,
         reader: Etcd,
-        observer: Observer,
+        (observer, leaders): (Observer, Leaders),
         start: Instant,
         say: &'a mut dyn FnMut(Said),
     ) -> Play<'a> {
@@ -118,6 +129,12 @@ impl<'a> Play<'a> {
             fleet,
             reader,
             observer,
+            leaders,
+            leader: None,
+            elected_at: None,
+            outlived: Vec::new(),
+            ttl_asked: Vec::new(),
+            members: Vec::new(),
             start,
             say,
             timeline,
@@ -190,6 +207,9 @@ impl<'a> Play<'a> {
             while let Ok(seen) = self.observer.rx.try_recv() {
                 let seen = seen.map_err(|e| Fault(format!("etcd stopped answering: {e}")))?;
                 self.seen(seen);
+            }
+            while let Ok(leadership) = self.leaders.rx.try_recv() {
+                self.leadership(leadership);
             }
             let next = self.timeline.first().map_or(self.stage.end, |(at, _)| *at);
             let wait = next
@@ -395,6 +415,7 @@ impl<'a> Play<'a> {
                 self.expired(LockId(i as u8), holding, at);
             }
         }
+        self.check_leases(at, false);
     }
 
     /// Tells that etcd ended `holding`'s lease on `lock`, seen at `at`.

@@ -104,7 +104,14 @@ impl Play<'_> {
                 "{client}'s own clock says its lease with token {token} on {lock} ran out: it gives the job up"
             )),
             Reply::Moved { endpoint, why } => {
-                note(format!("{client} now speaks to etcd at {endpoint} ({why})"))
+                let mut fields = serde_json::Map::new();
+                fields.insert("client".into(), json!(client.name()));
+                fields.insert("endpoint".into(), json!(endpoint));
+                fields.insert("why".into(), json!(why));
+                let text = format!("{client} now speaks to etcd at {endpoint} ({why})");
+                let t = self.now();
+                self.news(t, super::said::News::EndpointChanged, fields, text);
+                None
             }
             Reply::Failed { doing, error } => {
                 return Err(Fault(format!("{client} failed {doing}: {error}")));
@@ -411,6 +418,7 @@ impl Play<'_> {
             lease_live,
         };
         self.emit(now, kind, extra, Some(etcd));
+        self.not_stale(client, verdict.token, now);
         if verdict.outcome() == Outcome::Corrupted {
             let kind = EventKind::Corruption {
                 client,

@@ -59,6 +59,40 @@ pub enum Said {
         t: Ms,
         text: String,
     },
+    /// What etcd did that the lesson did not plan (a client moved to another endpoint, the
+    /// cluster changed leader, a lease outlived the plan): told in the transcript, the JSON
+    /// stream (`etcd_<what>`, with `fields`) and the UI.
+    News {
+        t: Ms,
+        what: News,
+        fields: Map<String, Value>,
+        text: String,
+    },
+}
+
+/// The kinds of [`Said::News`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum News {
+    /// A client's connection moved to another endpoint.
+    EndpointChanged,
+    /// The cluster lost its leader, or elected another.
+    LeaderChanged,
+    /// A lease lived on past the end the lesson planned for it.
+    LeaseOutlived,
+    /// A write the lesson planned as stale came while its writer still held the lock.
+    NotStale,
+}
+
+impl News {
+    /// Its JSON event name.
+    pub fn name(self) -> &'static str {
+        match self {
+            News::EndpointChanged => "etcd_endpoint_changed",
+            News::LeaderChanged => "etcd_leader_changed",
+            News::LeaseOutlived => "etcd_lease_outlived",
+            News::NotStale => "etcd_not_stale",
+        }
+    }
 }
 
 /// How the run ended.

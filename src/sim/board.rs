@@ -38,6 +38,9 @@ pub struct Board {
     pub about: Vec<String>,
     /// How the run ended, once it has.
     pub ended: Option<String>,
+    /// The last thing the real system did that the lesson did not plan, and when (a live run's
+    /// new leader, a lease outliving the plan).
+    pub news: Option<(Ms, String)>,
     /// When the lesson ends (the scenario's end, or `--until`).
     pub end: Ms,
 }
@@ -57,6 +60,7 @@ impl Board {
             now: 0,
             about: Vec::new(),
             ended: None,
+            news: None,
             end: setup.scenario.end,
             setup,
         };

@@ -334,7 +334,8 @@ impl EventKind {
                 token, expires_at, ..
             } => {
                 put("token", json!(token));
-                put("expires_at", json!(expires_at));
+                // To the millisecond: a live run's 11.004 + 10 is not 21.003999999999998.
+                put("expires_at", json!((expires_at * 1000.0).round() / 1000.0));
             }
             EventKind::AcquireRefused { holder, .. } => {
                 put("holder", json!(holder.map(ClientId::name)));

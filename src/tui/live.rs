@@ -30,7 +30,7 @@ use super::view;
 use crate::sim::board::Board;
 use crate::sim::lesson::{belief_and_truth, Believes, Lesson, RunView, Tone, Truth};
 use crate::sim::time::{fmt_seconds, fmt_service_seconds};
-use crate::sim::{EventKind, LockId, Marks, Vocab};
+use crate::sim::{EventKind, LockId, Marks, Ms, Vocab};
 
 /// How often the screen is drawn while the lesson runs.
 const REDRAW: Duration = Duration::from_millis(100);
@@ -295,6 +295,21 @@ fn caption(board: &Board, vocab: &Vocab) -> CaptionData {
             prompt_in_footer: false,
         };
     }
+    // What etcd did that the lesson did not plan stays in the box for a while: the class must
+    // see it before the lesson's caption goes on.
+    if let Some((t, news)) = board
+        .news
+        .as_ref()
+        .filter(|(t, _)| board.now() < t + NEWS_SHOWN)
+    {
+        return CaptionData {
+            title: " What etcd did ",
+            text: format!("{} s: {news}.", fmt_seconds(*t)),
+            role: Some(Role::Rejected),
+            prompt: None,
+            prompt_in_footer: false,
+        };
+    }
     let lesson = Lesson::new(
         board.setup().scenario.clone(),
         board.setup().seed,
@@ -318,6 +333,9 @@ fn caption(board: &Board, vocab: &Vocab) -> CaptionData {
         prompt_in_footer: false,
     }
 }
+
+/// How long etcd's news stays in the caption box, in ms.
+const NEWS_SHOWN: Ms = 6_000;
 
 /// The live screen as plain text, `width` x `height`: for tests and docs.
 pub fn live_text(board: &Board, width: u16, height: u16) -> String {
