@@ -27,10 +27,10 @@ pub fn question_verdict(runs: &[&Session]) -> Option<Ms> {
 /// in any of `runs`. The lock service and the storage are always drawn.
 pub fn story_actors(runs: &[&Session], until: Ms) -> Actors {
     let mut clients = [false; 3];
-    for event in runs.iter().flat_map(|run| run.world().events()) {
-        if event.t > until {
-            break;
-        }
+    let events = runs
+        .iter()
+        .flat_map(|run| run.world().events().iter().take_while(|e| e.t <= until));
+    for event in events {
         let in_story = matches!(
             event.kind,
             EventKind::Grant { .. }
