@@ -193,15 +193,36 @@ impl Deadline<'_> {
     fn left(&self) -> io::Result<Duration> {
         let left = self.until.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                format!(
-                    "the server's reply took longer than {:.1} s",
-                    self.timeout.as_secs_f64()
-                ),
-            ));
+            return Err(expired(self.timeout));
         }
         Ok(left)
+    }
+}
+
+/// The deadline's own error: a read that waited out what was left of it is this one too, not
+/// the socket's bare "Resource temporarily unavailable" (EAGAIN, Linux's read timeout).
+fn expired(timeout: Duration) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::TimedOut,
+        format!(
+            "the server's reply took longer than {:.1} s",
+            timeout.as_secs_f64()
+        ),
+    )
+}
+
+/// `result`, with a read timeout told as the deadline's.
+fn timed<T>(result: io::Result<T>, timeout: Duration) -> io::Result<T> {
+    match result {
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            Err(expired(timeout))
+        }
+        other => other,
     }
 }
 
@@ -209,7 +230,7 @@ impl Read for Deadline<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let left = self.left()?;
         self.stream.get_ref().set_read_timeout(Some(left))?;
-        self.stream.read(buf)
+        timed(self.stream.read(buf), self.timeout)
     }
 }
 
@@ -217,7 +238,7 @@ impl BufRead for Deadline<'_> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         let left = self.left()?;
         self.stream.get_ref().set_read_timeout(Some(left))?;
-        self.stream.fill_buf()
+        timed(self.stream.fill_buf(), self.timeout)
     }
 
     fn consume(&mut self, amount: usize) {
