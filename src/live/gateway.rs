@@ -166,6 +166,16 @@ pub fn int(value: &Value) -> Option<i64> {
     }
 }
 
+/// An unsigned integer as the gateway writes one (uint64, a string of digits): a member id may
+/// pass i64's range.
+pub fn uint(value: &Value) -> Option<u64> {
+    match value {
+        Value::String(s) => s.parse().ok(),
+        Value::Number(n) => n.as_u64(),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

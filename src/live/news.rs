@@ -35,30 +35,21 @@ impl Play<'_> {
         let Some(before) = before else {
             return;
         };
-        let id = |l: &Leadership| l.leader.as_ref().map(|(id, _)| id.clone());
-        if id(&before) == id(&now) {
+        if before.leader == now.leader {
             return;
         }
         let t = (now.at.as_millis() as Ms).max(1);
         // A member that stopped answering is still named by the endpoint it answered on.
         let members = &self.members;
-        let name = |(id, url): &(String, Option<String>)| {
-            let url = url.clone().or_else(|| {
-                members
-                    .iter()
-                    .find(|(m, _)| m == id)
-                    .map(|(_, u)| u.clone())
-            });
-            match url {
-                Some(url) => format!("member {id} at {url}"),
-                None => format!("member {id}"),
-            }
+        let name = |id: &String| match members.iter().find(|(m, _)| m == id) {
+            Some((_, url)) => format!("member {id} at {url}"),
+            None => format!("member {id}"),
         };
         let mut fields = Map::new();
         fields.insert("term".into(), json!(now.term));
         fields.insert("silent".into(), json!(now.silent));
-        fields.insert("old_leader".into(), json!(id(&before)));
-        fields.insert("leader".into(), json!(id(&now)));
+        fields.insert("old_leader".into(), json!(before.leader));
+        fields.insert("leader".into(), json!(now.leader));
         let text = match (&before.leader, &now.leader) {
             (Some(old), None) => format!(
                 "etcd has no leader: {} no longer leads{}, and the other members are electing one",
@@ -75,7 +66,7 @@ impl Play<'_> {
                     old.as_ref().map_or(String::new(), |old| format!(
                         ", in place of {}{}",
                         name(old),
-                        if silent_member(&now, members, &old.0) {
+                        if silent_member(&now, members, old) {
                             ", which no longer answers"
                         } else {
                             ""

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::gateway::{Etcd, EtcdError};
+use super::gateway::{uint, Etcd, EtcdError};
 use super::http::Url;
 use super::keys::Layout;
 use super::ops::{self, Kv};
@@ -30,9 +30,8 @@ const STATUS_TIMEOUT: Duration = Duration::from_millis(400);
 pub struct Leadership {
     /// When the answers came, since the lesson's start.
     pub at: Duration,
-    /// The leader's member id (hex) and its endpoint, if a member that answered names one and
-    /// that leader is among the endpoints; the id alone if it is not.
-    pub leader: Option<(String, Option<String>)>,
+    /// The leader's member id (hex), if a member that answered names one.
+    pub leader: Option<String>,
     /// The highest raft term a member gave.
     pub term: u64,
     /// The endpoints that did not answer.
@@ -41,17 +40,48 @@ pub struct Leadership {
     pub members: Vec<(String, String)>,
 }
 
-/// The thread that asks the members who leads; it stops when dropped.
-pub struct Leaders {
+/// A thread that sends a reading every so often, until it is dropped or a reading is its last.
+pub struct Poller<T> {
     stop: Arc<AtomicBool>,
-    pub rx: Receiver<Leadership>,
+    pub rx: Receiver<T>,
 }
+
+impl<T: Send + 'static> Poller<T> {
+    /// Sends `read()` every `every`; stops after a reading `last` says is the last.
+    fn spawn(
+        every: Duration,
+        mut read: impl FnMut() -> T + Send + 'static,
+        last: fn(&T) -> bool,
+    ) -> Poller<T> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let stopping = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while !stopping.load(Ordering::SeqCst) {
+                let reading = read();
+                let ends = last(&reading);
+                if tx.send(reading).is_err() || ends {
+                    return;
+                }
+                std::thread::sleep(every);
+            }
+        });
+        Poller { stop, rx }
+    }
+}
+
+impl<T> Drop for Poller<T> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The thread that asks the members who leads.
+pub type Leaders = Poller<Leadership>;
 
 impl Leaders {
     /// Starts asking each of `urls` for its status, with times since `start`.
     pub fn start(urls: &[Url], start: Instant) -> Leaders {
-        let stop = Arc::new(AtomicBool::new(false));
-        let (tx, rx) = mpsc::channel();
         let mut members: Vec<(String, Etcd)> = urls
             .iter()
             .map(|u| {
@@ -59,22 +89,11 @@ impl Leaders {
                 (u.to_string(), etcd)
             })
             .collect();
-        let stopping = Arc::clone(&stop);
-        std::thread::spawn(move || {
-            while !stopping.load(Ordering::SeqCst) {
-                if tx.send(leadership(&mut members, start)).is_err() {
-                    return;
-                }
-                std::thread::sleep(LEADER_EVERY);
-            }
-        });
-        Leaders { stop, rx }
-    }
-}
-
-impl Drop for Leaders {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
+        Poller::spawn(
+            LEADER_EVERY,
+            move || leadership(&mut members, start),
+            |_| false,
+        )
     }
 }
 
@@ -97,13 +116,7 @@ pub fn leadership_of(
     silent: Vec<String>,
     at: Duration,
 ) -> Leadership {
-    // uint64s, which the gateway writes as strings of digits (a member id may pass i64's range).
-    let id = |v: &serde_json::Value| {
-        v.as_str()
-            .and_then(|s| s.parse::<u64>().ok())
-            .or_else(|| v.as_u64())
-            .filter(|&n| n != 0)
-    };
+    let id = |v: &serde_json::Value| uint(v).filter(|&n| n != 0);
     let term = answers
         .iter()
         .filter_map(|(_, s)| id(&s["raftTerm"]))
@@ -113,13 +126,7 @@ pub fn leadership_of(
         .iter()
         .filter(|(_, s)| id(&s["raftTerm"]) == Some(term))
         .find_map(|(_, s)| id(&s["leader"]))
-        .map(|leader| {
-            let url = answers
-                .iter()
-                .find(|(_, s)| id(&s["header"]["member_id"]) == Some(leader))
-                .map(|(url, _)| url.clone());
-            (format!("{leader:x}"), url)
-        });
+        .map(|leader| format!("{leader:x}"));
     let members = answers
         .iter()
         .filter_map(|(url, s)| Some((format!("{:x}", id(&s["header"]["member_id"])?), url.clone())))
@@ -144,11 +151,8 @@ pub struct Seen {
     pub locks: Vec<(String, Kv)>,
 }
 
-/// The observer thread; it stops when dropped.
-pub struct Observer {
-    stop: Arc<AtomicBool>,
-    pub rx: Receiver<Result<Seen, EtcdError>>,
-}
+/// The thread that reads the lock keys; it stops after etcd fails it.
+pub type Observer = Poller<Result<Seen, EtcdError>>;
 
 impl Observer {
     /// Starts reading the lock keys of `layout` on `urls`, with times since `start`.
@@ -159,27 +163,13 @@ impl Observer {
         timeout: Duration,
         patience: Duration,
     ) -> Observer {
-        let stop = Arc::new(AtomicBool::new(false));
-        let (tx, rx) = mpsc::channel();
         let mut etcd = Etcd::new(urls, timeout, patience);
-        let (layout, stopping) = (layout.clone(), Arc::clone(&stop));
-        std::thread::spawn(move || {
-            while !stopping.load(Ordering::SeqCst) {
-                let seen = read(&mut etcd, &layout, start);
-                let failed = seen.is_err();
-                if tx.send(seen).is_err() || failed {
-                    return;
-                }
-                std::thread::sleep(EVERY);
-            }
-        });
-        Observer { stop, rx }
-    }
-}
-
-impl Drop for Observer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
+        let layout = layout.clone();
+        Poller::spawn(
+            EVERY,
+            move || read(&mut etcd, &layout, start),
+            Result::is_err,
+        )
     }
 }
 
