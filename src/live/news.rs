@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::gateway::int;
 use super::observer::Leadership;
-use super::play::{Holding, Play};
+use super::play::{Holding, Outlived, Play};
 use super::said::{News, Said};
 use crate::sim::time::{fmt_seconds, seconds};
 use crate::sim::{ClientId, LockId, Ms};
@@ -15,13 +15,6 @@ use crate::sim::{ClientId, LockId, Ms};
 /// How long past its planned end a lease may live before it is told as outliving the plan:
 /// etcd ends a lease up to half a second late, and the observer sees it within a tenth.
 const LATE: Ms = 1_500;
-
-/// A lease that lived on: its token and when etcd now ends it, since the start.
-#[derive(Clone, Copy, Debug)]
-pub struct Outlived {
-    pub token: u64,
-    pub ends_about: Ms,
-}
 
 impl Play<'_> {
     /// Tells a leader lost or a new one elected, against the last reading.

@@ -11,7 +11,6 @@ use serde_json::{json, Map, Value};
 use super::fleet::{Fleet, Heard};
 use super::gateway::Etcd;
 use super::keys::Layout;
-use super::news::Outlived;
 use super::observer::{Leaders, Leadership, Observer, Seen};
 use super::orders::Order;
 use super::plan::{self, chaos_seed};
@@ -42,6 +41,14 @@ pub struct Holding {
     pub token: u64,
     pub lease: i64,
     pub expires_at: f64,
+}
+
+/// A lease that lived on past its planned end: its token and when etcd now ends it, since
+/// the start.
+#[derive(Clone, Copy, Debug)]
+pub struct Outlived {
+    pub token: u64,
+    pub ends_about: Ms,
 }
 
 /// A write the network holds: who sent it, when, and whether its lease was live then.
