@@ -145,6 +145,20 @@ fn every_minimal_slide_ends_at_the_asked_verdict_with_the_clients_of_the_story_a
                         }
                         assert!(judged, "{what}: no write judged at {verdict} s is drawn");
 
+                        // The axis: to a whole second at least one past the verdict, and
+                        // no more than two (the verdict's box needs room, the slide no more).
+                        let axis_end = words
+                            .iter()
+                            .filter_map(|w| w.parse::<u32>().ok())
+                            .max()
+                            .map(f64::from);
+                        assert!(
+                            axis_end.is_some_and(
+                                |end| end >= verdict + 1.0 && end <= verdict + 2.0 + 1e-9
+                            ),
+                            "{what}: the axis ends at {axis_end:?} s, for a verdict at {verdict} s"
+                        );
+
                         // The lanes: the clients of the story, no other.
                         let in_story: BTreeSet<String> =
                             runs.iter().flat_map(|run| story(run, verdict)).collect();
