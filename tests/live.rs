@@ -8,13 +8,17 @@
 //! FENCING_LAB_CI is set (as `.ci/run` sets it), where they fail.
 
 use std::io::{BufRead, BufReader, Read};
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+#[path = "live/etcdctl.rs"]
+mod etcdctl_txn;
+#[path = "live/failover.rs"]
+mod failover;
 
 const BIN: &str = env!("CARGO_BIN_EXE_fencing-lab");
 
@@ -455,164 +459,6 @@ fn a_lesson_stopped_midway_leaves_nothing_behind() {
     ]);
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A three-member etcd cluster on loopback, stopped (and its directory removed) when dropped.
-struct Cluster {
-    members: Vec<(Child, String)>,
-    _dir: tempfile::TempDir,
-}
-
-impl Cluster {
-    fn start() -> Cluster {
-        let dir = tempfile::tempdir().unwrap();
-        let ports: Vec<(u16, u16)> = (0..3).map(|_| (free_port(), free_port())).collect();
-        let initial: Vec<String> = ports
-            .iter()
-            .enumerate()
-            .map(|(i, (_, peer))| format!("m{i}=http://127.0.0.1:{peer}"))
-            .collect();
-        let members = ports
-            .iter()
-            .enumerate()
-            .map(|(i, (client, peer))| {
-                let url = format!("http://127.0.0.1:{client}");
-                let log = std::fs::File::create(dir.path().join(format!("m{i}.log"))).unwrap();
-                let child = Command::new("etcd")
-                    .arg(format!("--name=m{i}"))
-                    .arg(format!(
-                        "--data-dir={}",
-                        dir.path().join(format!("m{i}")).display()
-                    ))
-                    .arg(format!("--listen-client-urls={url}"))
-                    .arg(format!("--advertise-client-urls={url}"))
-                    .arg(format!("--listen-peer-urls=http://127.0.0.1:{peer}"))
-                    .arg(format!(
-                        "--initial-advertise-peer-urls=http://127.0.0.1:{peer}"
-                    ))
-                    .arg(format!("--initial-cluster={}", initial.join(",")))
-                    .args([
-                        "--initial-cluster-state=new",
-                        "--logger=zap",
-                        "--log-level=error",
-                    ])
-                    .stdout(log.try_clone().unwrap())
-                    .stderr(log)
-                    .spawn()
-                    .unwrap();
-                (child, url)
-            })
-            .collect();
-        let cluster = Cluster { members, _dir: dir };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while cluster.leader().is_none() {
-            assert!(Instant::now() < deadline, "the cluster elected no leader");
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        cluster
-    }
-
-    fn endpoints(&self) -> Vec<String> {
-        self.members.iter().map(|(_, url)| url.clone()).collect()
-    }
-
-    /// The index of the member that leads, by etcdctl.
-    fn leader(&self) -> Option<usize> {
-        let out = Command::new("etcdctl")
-            .arg(format!("--endpoints={}", self.endpoints().join(",")))
-            .args(["endpoint", "status", "-w", "json", "--command-timeout=1s"])
-            .output()
-            .ok()?;
-        let statuses: Value = serde_json::from_slice(&out.stdout).ok()?;
-        statuses.as_array()?.iter().position(|s| {
-            s["Status"]["leader"].is_u64()
-                && s["Status"]["leader"] == s["Status"]["header"]["member_id"]
-        })
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        for (child, _) in &mut self.members {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// A three-node cluster whose leader is killed during the lesson (after client 2's write at
-/// 12 s): the clients move to the surviving members, the lesson completes, the late write is
-/// still refused, and the run's keys are deleted after. Then `--until` leaves them in place.
-#[test]
-fn a_three_node_cluster_loses_its_leader_and_the_late_write_is_still_refused() {
-    if !etcd_here("a_three_node_cluster_loses_its_leader_and_the_late_write_is_still_refused") {
-        return;
-    }
-    let mut cluster = Cluster::start();
-    let leader = cluster.leader().unwrap();
-    // The leader first: every client starts on it, so every client must fail over.
-    let mut endpoints = cluster.endpoints();
-    endpoints.rotate_left(leader);
-    let list = endpoints.join(",");
-    let mut lesson = Lesson::start(&["gc-pause", "--etcd", &list]);
-    let live = lesson.next("live", None);
-    let run = text(&live["run"]).to_owned();
-    let prefix = text(&live["prefix"]).to_owned();
-    assert!(live.get("private").is_none(), "no etcd of its own: {live}");
-    let t1 = int(&lesson.next("grant", Some("client-1"))["token"]);
-    let t2 = int(&lesson.next("grant", Some("client-2"))["token"]);
-    lesson.next("write", Some("client-2"));
-    let (child, _) = &mut cluster.members[leader];
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let late = lesson.next("write", Some("client-1"));
-    assert_eq!(
-        (int(&late["token"]), late["highest"].clone()),
-        (t1, Value::from(t2))
-    );
-    assert_eq!(
-        text(&late["outcome"]),
-        "rejected",
-        "refused on the survivors"
-    );
-    assert_eq!(text(&late["read_back"]), "client 2's data");
-    let (code, stderr, events) = lesson.finish();
-    assert_eq!(code, Some(0), "{stderr}");
-    assert_eq!(events.last().unwrap()["event"], "summary");
-    assert_eq!(
-        events.iter().filter(|e| e["event"] == "grant").count(),
-        3,
-        "the lesson completed"
-    );
-    let survivors: Vec<String> = endpoints[1..].to_vec();
-    let survivors = survivors.join(",");
-    let left = etcdctl(&survivors, &["get", "--prefix", &prefix, "--keys-only"]);
-    assert_eq!(
-        left.trim(),
-        "",
-        "the run's keys are deleted after the lesson"
-    );
-    nothing_left(&run);
-
-    // --until leaves the data on the cluster, and says where.
-    let mut kept = Lesson::start(&["gc-pause", "--etcd", &survivors, "--until", "1.5"]);
-    let prefix = text(&kept.next("live", None)["prefix"]).to_owned();
-    let (code, stderr, _) = kept.finish();
-    assert_eq!(code, Some(0), "{stderr}");
-    assert!(
-        stderr.contains(&format!("del --prefix {prefix}")),
-        "{stderr}"
-    );
-    let left = etcdctl(&survivors, &["get", "--prefix", &prefix, "--keys-only"]);
-    assert!(left.contains(&format!("{prefix}lock/file-lock")), "{left}");
-}
-
 fn run_live(args: &[&str], path: Option<&Path>) -> (Option<i32>, String, String) {
     let mut command = Command::new(BIN);
     command.arg("live").args(args);
@@ -637,7 +483,7 @@ fn what_cannot_be_told_is_one_sentence_and_exit_2() {
         "fencing-lab: the live lesson needs etcd, and there is no `etcd` on the PATH: install \
          etcd (e.g. `apt-get install etcd-server etcd-client`), or give --etcd URL of a running one\n"
     );
-    let port = free_port();
+    let port = failover::free_port();
     let started = Instant::now();
     let (code, _, err) = run_live(&["--etcd", &format!("http://127.0.0.1:{port}")], None);
     assert_eq!(code, Some(2));

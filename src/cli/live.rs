@@ -204,7 +204,7 @@ impl Printer {
                 self.start = Some(start);
                 text
             }
-            Said::Event { event, extra, etcd } => {
+            Said::Event { event, extra, side } => {
                 if self.json {
                     let mut line = event.to_json(&self.vocab);
                     if let Value::Object(obj) = &mut line {
@@ -215,8 +215,12 @@ impl Printer {
                     let stamp = self.stamp(event.t);
                     let mut text =
                         format!("{stamp:>9}  {}\n", printable(&event.describe(&self.vocab)));
-                    if let Some(etcd) = etcd {
-                        text.push_str(&format!("{:>9}    etcd: {}\n", "", printable(&etcd)));
+                    if let Some(side) = side {
+                        let (label, said) = (side.label(), printable(side.text()));
+                        text.push_str(&format!("{:>9}    {label}: {said}\n", ""));
+                    }
+                    if let Some(command) = extra.get("etcdctl").and_then(Value::as_str) {
+                        text.push_str(&etcdctl_block(command));
                     }
                     text
                 }
@@ -285,6 +289,19 @@ impl Printer {
         }
         out.flush()
     }
+}
+
+/// A transaction as the `etcdctl txn` command that sends it again, set off by its first line
+/// in the transcript: a heredoc's lines must start at the left margin to paste into a shell.
+fn etcdctl_block(command: &str) -> String {
+    let mut lines = command.lines();
+    let first = lines.next().unwrap_or_default();
+    let mut block = format!("{:>9}    as etcdctl: {}\n", "", printable(first));
+    for line in lines {
+        block.push_str(&printable(line));
+        block.push('\n');
+    }
+    block
 }
 
 /// "3 grants, 2 writes accepted, 1 rejected, 0 corruptions"

@@ -23,8 +23,9 @@ use crate::sim::{EventKind, Ms, Scenario, Stats};
 const TIMEOUT: Duration = Duration::from_secs(2);
 /// A call during the lesson tries endpoints this long (an election takes a second or two).
 const PATIENCE: Duration = Duration::from_secs(8);
-/// The first call, which finds out whether etcd is there at all, gives up sooner.
-const FIRST_PATIENCE: Duration = Duration::from_secs(3);
+/// The first call, which finds out whether etcd is there at all, gives up sooner when no
+/// endpoint answers at all (a cluster electing a leader is waited for as long as any call).
+const FIRST_SILENCE: Duration = Duration::from_secs(3);
 
 /// What a live run is asked to do.
 pub struct Settings {
@@ -78,17 +79,28 @@ pub fn run(settings: &Settings, say: &mut dyn FnMut(Said)) -> Result<Finished, F
         }
         say(said);
     };
-    let mut wrote = false;
+    let (mut wrote, mut silent) = (false, false);
     let played = play(
         settings,
         &urls,
         private.as_ref(),
         (&run_id, &layout),
-        &mut wrote,
+        (&mut wrote, &mut silent),
         &mut counting,
     );
     let kept = played.is_ok() && settings.until.is_some();
-    let afterwards = if wrote || private.is_some() {
+    let afterwards = if silent && private.is_none() {
+        // Asking a silent etcd to delete the keys would only wait out its patience.
+        let endpoints: Vec<String> = urls.iter().map(Url::to_string).collect();
+        format!(
+            "the client processes are stopped; the run's keys under {} are left in etcd, which \
+             is not answering: when it is back, delete them with `etcdctl --endpoints {} del \
+             --prefix {}`",
+            layout.prefix(),
+            endpoints.join(","),
+            layout.prefix()
+        )
+    } else if wrote || private.is_some() {
         clean_up(&urls, private, &layout, kept)
     } else {
         "nothing was written to etcd".to_owned()
@@ -111,14 +123,14 @@ fn play(
     urls: &[Url],
     private: Option<&PrivateEtcd>,
     (run_id, layout): (&str, &Layout),
-    wrote: &mut bool,
+    (wrote, silent): (&mut bool, &mut bool),
     say: &mut dyn FnMut(Said),
 ) -> Result<(Ms, bool), Fault> {
     let scenario = Arc::clone(&settings.scenario);
     let shown: Vec<String> = urls.iter().map(Url::to_string).collect();
     let ttl_asked = plan::ttl_of(scenario.lease_seconds);
     // The probe: is etcd there, and what does it make of this TTL (its minimum may be higher)?
-    let mut admin = Etcd::new(urls, TIMEOUT, FIRST_PATIENCE);
+    let mut admin = Etcd::new(urls, TIMEOUT, PATIENCE).with_silence(FIRST_SILENCE);
     let (probe, ttl_granted) = ops::grant(&mut admin, ttl_asked)
         .map_err(|e| Fault(format!("cannot use etcd at {}: {e}", shown.join(", "))))?;
     let _ = ops::release(&mut admin, probe);
@@ -157,10 +169,17 @@ fn play(
         seed: settings.seed,
         end,
         stop: Arc::clone(&settings.stop),
+        etcd_pid: private.and_then(PrivateEtcd::pid),
+        endpoints: urls
+            .iter()
+            .map(Url::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
     };
     let mut play = Play::new(stage, fleet, reader, (observer, leaders), start, say);
-    let at = play.run()?;
-    Ok((at, play.fencing))
+    let result = play.run();
+    *silent = play.etcd_silent;
+    Ok((result?, play.fencing))
 }
 
 fn interrupted(settings: &Settings) -> Result<(), Fault> {

@@ -1,6 +1,8 @@
 //! etcd's v3 API through its JSON gateway (`POST /v3/...`), over one or more endpoints: a call
 //! that cannot reach a member, or that a member cannot serve for want of a leader, goes to the
-//! next endpoint until one answers or the call's patience runs out.
+//! next endpoint until one answers or the call's patience runs out. A cluster that answers
+//! "no leader" is electing one and is waited for; one where no endpoint answers at all may be
+//! given up on sooner (its silence).
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -39,6 +41,8 @@ pub struct Etcd {
     conns: Vec<Connection>,
     current: usize,
     patience: Duration,
+    /// How long a call waits when no endpoint answers anything at all (at most `patience`).
+    silence: Duration,
     /// Why the last call left an endpoint for another, until taken.
     moved: Option<String>,
 }
@@ -55,8 +59,17 @@ impl Etcd {
                 .collect(),
             current: 0,
             patience,
+            silence: patience,
             moved: None,
         }
+    }
+
+    /// The same client, giving a call up after `silence` when no endpoint has answered it at
+    /// all (refused connections, timeouts), while one that answers "no leader yet" is still
+    /// waited for up to its patience.
+    pub fn with_silence(mut self, silence: Duration) -> Etcd {
+        self.silence = silence.min(self.patience);
+        self
     }
 
     /// The endpoint in use now.
@@ -77,6 +90,8 @@ impl Etcd {
         let started = Instant::now();
         let mut tried = 0;
         let mut last_why = String::new();
+        // Whether any endpoint answered this call (even "no leader yet").
+        let mut heard = false;
         loop {
             let conn = &mut self.conns[self.current];
             let why = match conn.request("POST", path, &bytes) {
@@ -88,6 +103,7 @@ impl Etcd {
                         return Ok(value);
                     }
                     Err(EtcdError::Refused { code, message }) if RETRYABLE.contains(&code) => {
+                        heard = true;
                         format!("{}: {message}", conn.url())
                     }
                     Err(EtcdError::Unreachable(why)) => format!("{}: {why}", conn.url()),
@@ -99,7 +115,8 @@ impl Etcd {
                 }
             };
             tried += 1;
-            if started.elapsed() >= self.patience {
+            let waited = if heard { self.patience } else { self.silence };
+            if started.elapsed() >= waited {
                 return Err(EtcdError::Unreachable(why));
             }
             last_why = why;
@@ -234,5 +251,69 @@ mod tests {
         let failed = etcd.call("/v3/kv/range", &json!({})).unwrap_err();
         assert!(matches!(failed, EtcdError::Unreachable(_)), "{failed}");
         assert!(started.elapsed() < Duration::from_secs(3));
+    }
+
+    /// A member that answers, one HTTP/1.0 reply per connection: "no leader" to the first
+    /// `electing` requests, then an answer.
+    fn electing_member(electing: usize) -> Url {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for n in 0.. {
+                let Ok((mut socket, _)) = listener.accept() else {
+                    return;
+                };
+                let mut request = [0; 4096];
+                let _ = socket.read(&mut request);
+                let (status, body) = if n < electing {
+                    (
+                        "503 Service Unavailable",
+                        r#"{"error":"etcdserver: no leader","message":"etcdserver: no leader","code":14}"#,
+                    )
+                } else {
+                    ("200 OK", r#"{"header":{"revision":"9"}}"#)
+                };
+                let reply = format!("HTTP/1.0 {status}\r\n\r\n{body}");
+                let _ = socket.write_all(reply.as_bytes());
+            }
+        });
+        Url::parse(&format!("http://127.0.0.1:{port}")).unwrap()
+    }
+
+    #[test]
+    fn a_cluster_electing_a_leader_is_waited_for_and_a_silent_one_is_not() {
+        let closed = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = l.local_addr().unwrap().port();
+            Url::parse(&format!("http://127.0.0.1:{port}")).unwrap()
+        };
+        let timeout = Duration::from_millis(200);
+        // Nobody listens: given up after its silence, long before its patience.
+        let mut silent = Etcd::new(
+            std::slice::from_ref(&closed),
+            timeout,
+            Duration::from_secs(20),
+        )
+        .with_silence(Duration::from_millis(300));
+        let started = Instant::now();
+        assert!(silent.call("/v3/kv/range", &json!({})).is_err());
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(2), "gave up after {took:?}");
+        // "No leader" for well past the silence: waited for, and the answer comes.
+        let mut electing = Etcd::new(
+            &[closed, electing_member(8)],
+            timeout,
+            Duration::from_secs(20),
+        )
+        .with_silence(Duration::from_millis(300));
+        let started = Instant::now();
+        let answer = electing.call("/v3/kv/range", &json!({})).unwrap();
+        assert_eq!(revision_of(&answer), Some(9));
+        assert!(started.elapsed() > Duration::from_millis(300));
+    }
+
+    fn revision_of(answer: &Value) -> Option<i64> {
+        answer.pointer("/header/revision").and_then(int)
     }
 }

@@ -9,7 +9,8 @@
 //! 1. [`http`], [`signal`]: a minimal HTTP/1.1 client; signals to other processes and their
 //!    state (base64 for etcd's keys is `sim::base64`).
 //! 2. [`gateway`]: etcd's JSON gateway over one or more endpoints, with failover.
-//! 3. [`keys`]: where a run keeps its state: one prefix per run.
+//! 3. [`keys`], [`txn`]: where a run keeps its state: one prefix per run; one transaction, as
+//!    the gateway's JSON and as `etcdctl txn` reads it.
 //! 4. [`ops`]: the lesson's operations as etcd requests and transactions.
 //! 5. [`orders`], [`plan`], [`said`]: what the conductor and a client process say to each
 //!    other; the scenario as the live run plays it; what the run tells and how it fails.
@@ -27,6 +28,7 @@ pub mod signal;
 pub mod gateway;
 
 pub mod keys;
+pub mod txn;
 
 pub mod ops;
 
@@ -48,4 +50,4 @@ pub mod replies;
 pub mod conductor;
 
 pub use conductor::{run, Settings, NO_ETCD};
-pub use said::{Fault, Finished, News, Said, Start};
+pub use said::{Fault, Finished, News, Said, Side, Start};

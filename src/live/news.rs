@@ -24,7 +24,20 @@ impl Play<'_> {
                 self.members.push(member.clone());
             }
         }
+        // A round no member answered says nothing of who leads (etcd's silence is watched
+        // apart): "no leader" is told only when members answer without naming one.
+        if now.members.is_empty() {
+            return;
+        }
         let before = self.leader.replace(now.clone());
+        // The leader a new one replaces, even across a round in which none led.
+        let replaced = match &now.leader {
+            Some(_) => self.last_leader.take(),
+            None => None,
+        };
+        if now.leader.is_some() {
+            self.last_leader.clone_from(&now.leader);
+        }
         let Some(before) = before else {
             return;
         };
@@ -41,9 +54,10 @@ impl Play<'_> {
         let mut fields = Map::new();
         fields.insert("term".into(), json!(now.term));
         fields.insert("silent".into(), json!(now.silent));
-        fields.insert("old_leader".into(), json!(before.leader));
+        let old_leader = before.leader.clone().or(replaced);
+        fields.insert("old_leader".into(), json!(old_leader));
         fields.insert("leader".into(), json!(now.leader));
-        let text = match (&before.leader, &now.leader) {
+        let text = match (&old_leader, &now.leader) {
             (Some(old), None) => format!(
                 "etcd has no leader: {} no longer leads{}, and the other members are electing one",
                 name(old),
@@ -105,6 +119,8 @@ impl Play<'_> {
         if left <= 0 {
             return;
         }
+        // etcd gives the TTL left in whole seconds, cut down: the lease ends within a second
+        // after this.
         let ends_about = t + left as Ms * 1000;
         if ends_about < planned + LATE {
             return;
@@ -124,11 +140,12 @@ impl Play<'_> {
         };
         let text = format!(
             "{client}'s lease on {} (token {}) outlives the plan: etcd gives it {left} s more \
-             of its {granted} s TTL (lease timetolive), so it ends at about {} s, not {} s as \
-             the lesson planned{why}. {} still holds the lock",
+             of its {granted} s TTL (lease timetolive, in whole seconds), so its TTL runs out between \
+             {} s and {} s, not at {} s as the lesson planned{why}. {} still holds the lock",
             self.stage.scenario.locks[lock.index()],
             holding.token,
             fmt_seconds(ends_about),
+            fmt_seconds(ends_about + 1000),
             fmt_seconds(planned),
             client.title()
         );
@@ -140,6 +157,7 @@ impl Play<'_> {
         fields.insert("ttl_granted".into(), json!(granted));
         fields.insert("planned_end".into(), json!(seconds(planned)));
         fields.insert("ends_about".into(), json!(seconds(ends_about)));
+        fields.insert("ends_before".into(), json!(seconds(ends_about + 1000)));
         self.news(t, News::LeaseOutlived, fields, text);
     }
 
@@ -150,23 +168,29 @@ impl Play<'_> {
         let Some(outlived) = self.outlived.iter().find(|o| o.token == token).copied() else {
             return;
         };
+        // Held by the lock key etcd still has (read within the last tenth of a second), not
+        // by the estimate of its end.
         let held = self
             .leases
             .iter()
             .flatten()
             .any(|h| h.client == client && h.token == token);
-        if !held || t >= outlived.ends_about {
+        if !held {
             return;
         }
         let text = format!(
-            "{client} still holds the lock (its lease has about {} s left): its write is not \
-             stale, so fencing has nothing to refuse. The story changed because etcd's did",
-            fmt_seconds((outlived.ends_about - t) / 100 * 100)
+            "{client} still holds the lock (etcd still has its lock key, and its lease ends by \
+             about {} s): its write is not stale, so fencing has nothing to refuse. The story \
+             changed because etcd's did",
+            fmt_seconds(outlived.ends_about + 1000)
         );
         let mut fields = Map::new();
         fields.insert("client".into(), json!(client.name()));
         fields.insert("token".into(), json!(token));
-        fields.insert("ends_about".into(), json!(seconds(outlived.ends_about)));
+        fields.insert(
+            "ends_before".into(),
+            json!(seconds(outlived.ends_about + 1000)),
+        );
         self.news(t, News::NotStale, fields, text);
     }
 

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::gateway::{int, Etcd, EtcdError};
 use super::keys::{padded, unpadded, Layout};
+use super::txn::{Compare, Op, Txn};
 use crate::sim::base64;
 
 /// A key and what etcd keeps with it.
@@ -64,30 +65,22 @@ pub fn revision(answer: &Value) -> u64 {
         .max(0) as u64
 }
 
-fn range_op(key: &str) -> Value {
-    json!({"request_range": {"key": b64(key)}})
-}
-
-fn put_op(key: &str, value: &str, prev_kv: bool) -> Value {
-    json!({"request_put": {"key": b64(key), "value": b64(value), "prev_kv": prev_kv}})
-}
-
 /// A transaction's answer: whether its compares held, its store revision, and the answer of
 /// each operation of the branch it ran.
-struct Txn {
+struct Answer {
     succeeded: bool,
     revision: u64,
     responses: Vec<Value>,
 }
 
-fn txn(etcd: &mut Etcd, body: &Value) -> Result<Txn, EtcdError> {
-    let answer = etcd.call("/v3/kv/txn", body)?;
+fn txn(etcd: &mut Etcd, txn: &Txn) -> Result<Answer, EtcdError> {
+    let answer = etcd.call("/v3/kv/txn", &txn.body())?;
     let responses = match answer.get("responses") {
         None => Vec::new(),
         Some(Value::Array(items)) => items.clone(),
         Some(_) => return Err(garbled("a transaction's responses")),
     };
-    Ok(Txn {
+    Ok(Answer {
         // etcd leaves `succeeded` out when it is false.
         succeeded: answer.get("succeeded").and_then(Value::as_bool) == Some(true),
         revision: revision(&answer),
@@ -95,7 +88,7 @@ fn txn(etcd: &mut Etcd, body: &Value) -> Result<Txn, EtcdError> {
     })
 }
 
-fn response<'a>(txn: &'a Txn, index: usize, kind: &str) -> Result<&'a Value, EtcdError> {
+fn response<'a>(txn: &'a Answer, index: usize, kind: &str) -> Result<&'a Value, EtcdError> {
     txn.responses
         .get(index)
         .and_then(|r| r.get(kind))
@@ -125,6 +118,25 @@ pub enum Acquired {
     Held { holder: String, token: u64 },
 }
 
+/// The acquire's transaction: create the lock key with `lease` only if it does not exist
+/// (`create_revision == 0`), and read it either way.
+pub fn acquire_txn(layout: &Layout, lock: &str, client: &str, lease: i64) -> Txn {
+    let key = layout.lock(lock);
+    Txn {
+        compare: vec![Compare::Absent(key.clone())],
+        success: vec![
+            Op::Put {
+                key: key.clone(),
+                value: client.to_owned(),
+                lease,
+                prev_kv: false,
+            },
+            Op::Get(key.clone()),
+        ],
+        failure: vec![Op::Get(key)],
+    }
+}
+
 /// Grants a lease of `ttl` seconds and creates the lock key with it, only if the key does not
 /// exist (`create_revision == 0`). A refused acquire revokes the lease it did not use.
 pub fn acquire(
@@ -135,16 +147,7 @@ pub fn acquire(
     ttl: i64,
 ) -> Result<Acquired, EtcdError> {
     let (lease, granted) = grant(etcd, ttl)?;
-    let key = layout.lock(lock);
-    let body = json!({
-        "compare": [{"key": b64(&key), "target": "CREATE", "result": "EQUAL", "create_revision": "0"}],
-        "success": [
-            {"request_put": {"key": b64(&key), "value": b64(client), "lease": lease.to_string()}},
-            range_op(&key),
-        ],
-        "failure": [range_op(&key)],
-    });
-    let answer = txn(etcd, &body)?;
+    let answer = txn(etcd, &acquire_txn(layout, lock, client, lease))?;
     let range = if answer.succeeded { 1 } else { 0 };
     let kv = kvs(response(&answer, range, "response_range")?)?
         .into_iter()
@@ -224,17 +227,7 @@ pub fn fenced_write(
     token: u64,
     client: &str,
 ) -> Result<Written, EtcdError> {
-    let highest = layout.highest(key);
-    let body = json!({
-        "compare": [{"key": b64(&highest), "target": "VALUE", "result": "GREATER", "value": b64(&padded(token))}],
-        "success": [range_op(&highest)],
-        "failure": [
-            put_op(&layout.data(key), value, false),
-            put_op(&highest, &padded(token), true),
-            put_op(&layout.writer(key), &writer_value(client, token), true),
-        ],
-    });
-    let answer = txn(etcd, &body)?;
+    let answer = txn(etcd, &write_txn(layout, key, value, token, client, true))?;
     if answer.succeeded {
         let kv = kvs(response(&answer, 0, "response_range")?)?
             .into_iter()
@@ -264,9 +257,48 @@ pub fn fenced_write(
     })
 }
 
-/// An unfenced write: the value put with no compare at all. The same transaction reads the
-/// key's highest token and raises it (in a nested transaction) when this token is higher, so
-/// that the lesson can tell a stale write that landed.
+/// A write's transaction. Fenced: if `highest/<key>` is greater than `token`, refuse and read
+/// it; otherwise (it is `<=` the token, or missing, since etcd fails a value compare on a
+/// missing key) put the value, the token as the new highest, and the writer. Unfenced (no
+/// check): the value and the writer are put whichever way the compare goes; the compare only
+/// keeps `highest/<key>` for the lesson's count of stale writes that landed.
+pub fn write_txn(
+    layout: &Layout,
+    key: &str,
+    value: &str,
+    token: u64,
+    client: &str,
+    fenced: bool,
+) -> Txn {
+    let highest = layout.highest(key);
+    let put_value = [
+        Op::put(&layout.data(key), value),
+        Op::put_prev(&layout.writer(key), &writer_value(client, token)),
+    ];
+    let raise = Op::put_prev(&highest, &padded(token));
+    let compare = vec![Compare::ValueGreater(highest.clone(), padded(token))];
+    if fenced {
+        let [data, writer] = put_value;
+        return Txn {
+            compare,
+            success: vec![Op::Get(highest)],
+            failure: vec![data, raise, writer],
+        };
+    }
+    let mut success = put_value.to_vec();
+    success.push(Op::Get(highest));
+    let mut failure = put_value.to_vec();
+    failure.push(raise);
+    Txn {
+        compare,
+        success,
+        failure,
+    }
+}
+
+/// An unfenced write: the value put whatever the token (see [`write_txn`]); the same
+/// transaction reads the key's highest token, or raises it when this token is higher, so that
+/// the lesson can tell a stale write that landed.
 pub fn unfenced_write(
     etcd: &mut Etcd,
     layout: &Layout,
@@ -275,26 +307,21 @@ pub fn unfenced_write(
     token: u64,
     client: &str,
 ) -> Result<Written, EtcdError> {
-    let highest = layout.highest(key);
-    let body = json!({
-        "success": [
-            put_op(&layout.data(key), value, false),
-            put_op(&layout.writer(key), &writer_value(client, token), true),
-            range_op(&highest),
-            {"request_txn": {
-                "compare": [{"key": b64(&highest), "target": "VALUE", "result": "GREATER", "value": b64(&padded(token))}],
-                "failure": [put_op(&highest, &padded(token), false)],
-            }},
-        ],
-    });
-    let answer = txn(etcd, &body)?;
+    let answer = txn(etcd, &write_txn(layout, key, value, token, client, false))?;
     let replaced = match response(&answer, 1, "response_put")?.get("prev_kv") {
         None => None,
         Some(kv) => writer_of(&kv_of(kv)?.value),
     };
-    let key_highest = kvs(response(&answer, 2, "response_range")?)?
-        .first()
-        .and_then(|kv| unpadded(&kv.value));
+    let key_highest = if answer.succeeded {
+        kvs(response(&answer, 2, "response_range")?)?
+            .first()
+            .and_then(|kv| unpadded(&kv.value))
+    } else {
+        match response(&answer, 2, "response_put")?.get("prev_kv") {
+            None => None,
+            Some(kv) => unpadded(&kv_of(kv)?.value),
+        }
+    };
     Ok(Written {
         accepted: true,
         key_highest,

@@ -14,7 +14,8 @@ use super::keys::Layout;
 use super::observer::{Leaders, Leadership, Observer, Seen};
 use super::orders::Order;
 use super::plan::{self, chaos_seed};
-use super::said::{Fault, Said};
+use super::said::{Fault, Said, Side};
+use super::signal;
 use crate::sim::chaos::ChaosDriver;
 use crate::sim::time::fmt_seconds;
 use crate::sim::{BeatAction, ClientAction, ClientId, Event, EventKind, LockId, Ms, Scenario};
@@ -69,7 +70,16 @@ pub struct Stage {
     pub seed: u64,
     pub end: Ms,
     pub stop: Arc<AtomicBool>,
+    /// The lesson's own etcd's process, watched so its end is seen when it happens.
+    pub etcd_pid: Option<u32>,
+    /// etcd's endpoints, comma-separated, for the `etcdctl` lines.
+    pub endpoints: String,
 }
+
+/// How long no member may answer before the lesson says etcd stopped answering: a member
+/// answers its status even while the cluster elects a leader, so this is silence, not an
+/// election.
+pub const SILENCE: Ms = 1_500;
 
 /// A lesson being played.
 pub struct Play<'a> {
@@ -80,6 +90,8 @@ pub struct Play<'a> {
     leaders: Leaders,
     /// Who led at the last reading of the members' status.
     pub(super) leader: Option<Leadership>,
+    /// The last member named as leader, through a round that named none.
+    pub(super) last_leader: Option<String>,
     /// When etcd last elected a new leader during the lesson.
     pub(super) elected_at: Option<Ms>,
     /// The leases etcd kept past their planned end, and the tokens whose TTL was asked.
@@ -87,6 +99,9 @@ pub struct Play<'a> {
     pub(super) ttl_asked: Vec<u64>,
     /// Every member seen answering: its id (hex) and endpoint.
     pub(super) members: Vec<(String, String)>,
+    /// When a member last answered its status, and whether the lesson ended because none did.
+    answered_at: Ms,
+    pub etcd_silent: bool,
     start: Instant,
     pub(super) say: &'a mut dyn FnMut(Said),
     timeline: Vec<(Ms, Due)>,
@@ -138,10 +153,13 @@ impl<'a> Play<'a> {
             observer,
             leaders,
             leader: None,
+            last_leader: None,
             elected_at: None,
             outlived: Vec::new(),
             ttl_asked: Vec::new(),
             members: Vec::new(),
+            answered_at: 0,
+            etcd_silent: false,
             start,
             say,
             timeline,
@@ -165,18 +183,18 @@ impl<'a> Play<'a> {
         self.timeline.insert(i, (at, due));
     }
 
-    /// Tells an event of the lesson, with etcd's side of it.
+    /// Tells an event of the lesson, with what really happened for it.
     pub(super) fn emit(
         &mut self,
         t: Ms,
         kind: EventKind,
         extra: Map<String, Value>,
-        etcd: Option<String>,
+        side: Option<Side>,
     ) {
         (self.say)(Said::Event {
             event: Event { t, kind },
             extra,
-            etcd,
+            side,
         });
     }
 
@@ -216,8 +234,12 @@ impl<'a> Play<'a> {
                 self.seen(seen);
             }
             while let Ok(leadership) = self.leaders.rx.try_recv() {
+                if !leadership.members.is_empty() {
+                    self.answered_at = self.answered_at.max(leadership.at.as_millis() as Ms);
+                }
                 self.leadership(leadership);
             }
+            self.watch_etcd()?;
             let next = self.timeline.first().map_or(self.stage.end, |(at, _)| *at);
             let wait = next
                 .min(self.stage.end)
@@ -229,6 +251,35 @@ impl<'a> Play<'a> {
             let now = self.now();
             (self.say)(Said::Tick(now));
         }
+    }
+
+    /// Ends the lesson when etcd is gone: the lesson's own etcd ended (it is this program's
+    /// child, so its end is seen at once), or no member has answered for [`SILENCE`].
+    fn watch_etcd(&mut self) -> Result<(), Fault> {
+        let now = self.now();
+        if let Some(pid) = self.stage.etcd_pid {
+            // Where /proc can be read, a process that ended and is not yet reaped shows `Z`.
+            let readable = signal::state(std::process::id()).is_some();
+            if readable && matches!(signal::state(pid), None | Some('Z')) {
+                return Err(Fault(format!(
+                    "the lesson's etcd (pid {pid}) ended at about {} s, in the middle of the \
+                     lesson, so the lesson cannot go on",
+                    fmt_seconds(now)
+                )));
+            }
+        }
+        let silent = now.saturating_sub(self.answered_at);
+        if silent > SILENCE {
+            self.etcd_silent = true;
+            return Err(Fault(format!(
+                "etcd stopped answering: no member has answered for {} s (since {} s), so the \
+                 lesson stops at {} s",
+                fmt_seconds(silent),
+                fmt_seconds(self.answered_at),
+                fmt_seconds(now)
+            )));
+        }
+        Ok(())
     }
 
     fn due(&mut self, due: Due) -> Result<(), Fault> {
@@ -324,12 +375,17 @@ impl<'a> Play<'a> {
         let pid = self.fleet.stop(client).map_err(Fault)?;
         self.paused[client.index()] = true;
         self.schedule(now + ms, Due::Thaw(client));
-        let etcd = format!("SIGSTOP to {client}'s process {pid}: every thread of it stops");
+        let os = format!("SIGSTOP to {client}'s process {pid}: every thread of it stops");
         let kind = EventKind::Pause {
             client,
             until: now + ms,
         };
-        self.emit(now, kind, Play::signal_fields(pid, "SIGSTOP"), Some(etcd));
+        self.emit(
+            now,
+            kind,
+            Play::signal_fields(pid, "SIGSTOP"),
+            Some(Side::Os(os)),
+        );
         Ok(())
     }
 
@@ -340,9 +396,9 @@ impl<'a> Play<'a> {
         let now = self.now();
         let pid = self.fleet.cont(client).map_err(Fault)?;
         self.paused[client.index()] = false;
-        let etcd = format!("SIGCONT to process {pid}: it runs on from where it stopped");
+        let os = format!("SIGCONT to process {pid}: it runs on from where it stopped");
         let extra = Play::signal_fields(pid, "SIGCONT");
-        self.emit(now, EventKind::Resume { client }, extra, Some(etcd));
+        self.emit(now, EventKind::Resume { client }, extra, Some(Side::Os(os)));
         if self.chaos.is_some() {
             self.order(client, &Order::Go)?;
         }
@@ -358,13 +414,18 @@ impl<'a> Play<'a> {
         self.paused[client.index()] = false;
         self.retry[client.index()] = None;
         self.schedule(now + down, Due::Restart(client));
-        let etcd =
+        let os =
             format!("SIGKILL to process {pid}: its lease lives on in etcd until its TTL runs out");
         let kind = EventKind::Crash {
             client,
             restart_at: now + down,
         };
-        self.emit(now, kind, Play::signal_fields(pid, "SIGKILL"), Some(etcd));
+        self.emit(
+            now,
+            kind,
+            Play::signal_fields(pid, "SIGKILL"),
+            Some(Side::Os(os)),
+        );
     }
 
     fn restart(&mut self, client: ClientId) -> Result<(), Fault> {
@@ -373,8 +434,13 @@ impl<'a> Play<'a> {
         let now = self.now();
         let mut extra = Map::new();
         extra.insert("pid".into(), json!(pid));
-        let etcd = format!("a new process {pid}, with a new connection and no lease");
-        self.emit(now, EventKind::Restart { client }, extra, Some(etcd));
+        let os = format!("a new process {pid}, with a new connection and no lease");
+        self.emit(
+            now,
+            EventKind::Restart { client },
+            extra,
+            Some(Side::Os(os)),
+        );
         if self.chaos.is_some() {
             self.start_chaos(client)?;
         }
@@ -441,7 +507,7 @@ impl<'a> Play<'a> {
         };
         let mut extra = Map::new();
         extra.insert("lease".into(), json!(format!("{:x}", holding.lease)));
-        self.emit(at.max(1), kind, extra, Some(etcd));
+        self.emit(at.max(1), kind, extra, Some(Side::Etcd(etcd)));
     }
 
     fn heard(&mut self, heard: Heard) -> Result<(), Fault> {

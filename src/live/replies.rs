@@ -7,7 +7,7 @@ use serde_json::{json, Map};
 use super::ops;
 use super::orders::Reply;
 use super::play::{Holding, InFlight, Play};
-use super::said::{Fault, Said};
+use super::said::{Fault, Said, Side};
 use crate::sim::board::StoredRow;
 use crate::sim::time::{fmt_seconds, seconds};
 use crate::sim::{ClientId, EventKind, LockId, Refusal};
@@ -144,7 +144,7 @@ impl Play<'_> {
         let mut extra = Map::new();
         extra.insert("holder_token".into(), json!(token));
         let now = self.now();
-        self.emit(now, kind, extra, Some(etcd));
+        self.emit(now, kind, extra, Some(Side::Etcd(etcd)));
         self.retry_later(client, id);
         Ok(())
     }
@@ -169,7 +169,7 @@ impl Play<'_> {
         let etcd = format!("keep-alive of lease {lease:x}: TTL {ttl} s again");
         let mut extra = Map::new();
         extra.insert("ttl".into(), json!(ttl));
-        self.emit(now, kind, extra, Some(etcd));
+        self.emit(now, kind, extra, Some(Side::Etcd(etcd)));
         Ok(())
     }
 
@@ -210,7 +210,7 @@ impl Play<'_> {
             )
         };
         let now = self.now();
-        self.emit(now, kind, Map::new(), Some(etcd));
+        self.emit(now, kind, Map::new(), Some(Side::Etcd(etcd)));
         Ok(())
     }
 
@@ -225,8 +225,9 @@ impl Play<'_> {
             sent_at: now,
             lease_live,
         });
-        let etcd = format!(
-            "{client} holds its request for {} s before it sends it",
+        let held = format!(
+            "{client}'s process holds its request for {} s before it sends it to etcd (the \
+             lesson's network delay)",
             fmt_seconds(delay_ms)
         );
         let kind = EventKind::Send {
@@ -237,7 +238,7 @@ impl Play<'_> {
             // The live lesson's delays are its script's: no one presses a key in it.
             injected: false,
         };
-        self.emit(now, kind, Map::new(), Some(etcd));
+        self.emit(now, kind, Map::new(), Some(Side::Client(held)));
     }
 
     /// Whether `client`'s lease with `token` is live by etcd, as the run last saw it.
@@ -284,13 +285,15 @@ impl Play<'_> {
         extra.insert("lease".into(), json!(format!("{lease:x}")));
         extra.insert("ttl".into(), json!(ttl));
         extra.insert("key".into(), json!(key));
+        let txn = ops::acquire_txn(&self.stage.layout, lock, client.name(), lease);
+        extra.insert("etcdctl".into(), json!(txn.etcdctl(&self.stage.endpoints)));
         let kind = EventKind::Grant {
             client,
             lock: id,
             token,
             expires_at,
         };
-        self.emit(now, kind, extra, Some(etcd));
+        self.emit(now, kind, extra, Some(Side::Etcd(etcd)));
         Ok(())
     }
 
@@ -315,7 +318,7 @@ impl Play<'_> {
             lock: id,
             token,
         };
-        self.emit(now, kind, Map::new(), Some(etcd));
+        self.emit(now, kind, Map::new(), Some(Side::Etcd(etcd)));
         Ok(())
     }
 
@@ -403,7 +406,17 @@ impl Play<'_> {
         let row = rows.iter().find(|r| r.key == key).cloned();
         (self.say)(Said::Storage(rows));
         let etcd = write_sentence(&format!("highest/{key}"), &verdict, revision, row.as_ref());
+        let fenced = verdict.judge != Judge::Check(FenceCheck::Unchecked);
+        let txn = ops::write_txn(
+            &self.stage.layout,
+            &key,
+            &value,
+            verdict.token,
+            client.name(),
+            fenced,
+        );
         let mut extra = Map::new();
+        extra.insert("etcdctl".into(), json!(txn.etcdctl(&self.stage.endpoints)));
         extra.insert("revision".into(), json!(revision));
         extra.insert(
             "read_back".into(),
@@ -417,7 +430,7 @@ impl Play<'_> {
             sent_at: flight.map(|f| f.sent_at),
             lease_live,
         };
-        self.emit(now, kind, extra, Some(etcd));
+        self.emit(now, kind, extra, Some(Side::Etcd(etcd)));
         self.not_stale(client, verdict.token, now);
         if verdict.outcome() == Outcome::Corrupted {
             let kind = EventKind::Corruption {
@@ -448,17 +461,26 @@ fn write_sentence(
     revision: u64,
     row: Option<&StoredRow>,
 ) -> String {
+    let token = verdict.token;
     let how = match (verdict.judge, verdict.accepted, verdict.key_highest) {
-        (Judge::Check(FenceCheck::Unchecked), _, _) => {
-            format!("a plain put, no compare, at revision {revision}")
+        (Judge::Check(FenceCheck::Unchecked), _, highest) => {
+            let kept = match highest {
+                Some(h) if h > token => format!("left {highest_key} at {h}"),
+                Some(h) => format!("set {highest_key} from {h} to {token}"),
+                None => format!("set {highest_key} to {token}"),
+            };
+            format!(
+                "no check: one transaction put the value at revision {revision} whichever way its \
+                 compare went; the compare only {kept}, for the lesson's count of stale writes"
+            )
         }
         (_, false, Some(h)) => format!(
-            "one transaction: {highest_key} holds {h} > {}, so it put nothing",
-            verdict.token
+            "one transaction: {highest_key} holds {h} > {token}, so it put nothing (etcd's \
+             revision stays {revision})"
         ),
         (_, true, Some(h)) => format!(
-            "one transaction: {highest_key} held {h} <= {}, so it put the value at revision {revision}",
-            verdict.token
+            "one transaction: {highest_key} held {h} <= {token}, so it put the value at revision \
+             {revision}"
         ),
         (_, _, None) => format!(
             "one transaction: {highest_key} did not exist, so it put the value at revision {revision}"
@@ -497,15 +519,19 @@ mod tests {
         };
         assert_eq!(
             write_sentence("p/highest/file", &refused, 14, Some(&row)),
-            "one transaction: p/highest/file holds 11 > 8, so it put nothing; read back: \
-             \"client 2's data\", written by client-2 with token 11"
+            "one transaction: p/highest/file holds 11 > 8, so it put nothing (etcd's revision \
+             stays 14); read back: \"client 2's data\", written by client-2 with token 11"
         );
         let fresh = Verdict::judge(FenceCheck::PerKey, 11, None, None);
         assert!(
             write_sentence("h", &fresh, 12, None).starts_with("one transaction: h did not exist")
         );
         let plain = Verdict::judge(FenceCheck::Unchecked, 8, Some(11), None);
-        assert!(write_sentence("h", &plain, 15, None)
-            .starts_with("a plain put, no compare, at revision 15"));
+        assert!(write_sentence("h", &plain, 15, None).starts_with(
+            "no check: one transaction put the value at revision 15 whichever way its compare \
+             went; the compare only left h at 11,"
+        ));
+        let raised = Verdict::judge(FenceCheck::Unchecked, 12, Some(11), None);
+        assert!(write_sentence("h", &raised, 16, None).contains("only set h from 11 to 12,"));
     }
 }

@@ -43,12 +43,12 @@ pub struct Private {
 #[derive(Clone, Debug)]
 pub enum Said {
     Start(Start),
-    /// An event of the lesson, with etcd's side of it: fields for the JSON line, and a
-    /// sentence for the transcript.
+    /// An event of the lesson, with what really happened for it: fields for the JSON line
+    /// (a transaction's `etcdctl` among them), and a sentence for the transcript.
     Event {
         event: Event,
         extra: Map<String, Value>,
-        etcd: Option<String>,
+        side: Option<Side>,
     },
     /// The storage as read back from etcd after a write.
     Storage(Vec<StoredRow>),
@@ -68,6 +68,33 @@ pub enum Said {
         fields: Map<String, Value>,
         text: String,
     },
+}
+
+/// What really happened for an event, and who did it: etcd, only for etcd's requests and
+/// answers; the operating system, for a signal or a new process; a client, for what it does
+/// on its own (a request it holds back).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Side {
+    Etcd(String),
+    Os(String),
+    Client(String),
+}
+
+impl Side {
+    /// Its transcript line's label.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Side::Etcd(_) => "etcd",
+            Side::Os(_) => "os",
+            Side::Client(_) => "client",
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        match self {
+            Side::Etcd(text) | Side::Os(text) | Side::Client(text) => text,
+        }
+    }
 }
 
 /// The kinds of [`Said::News`].
