@@ -412,6 +412,7 @@ fn check_whole(app: &App, w: u16, h: u16, context: &str) {
                 let mark = marks.of_token(token);
                 vec![
                     format!("c{} {mark}", client.number()),
+                    format!("c{} {}", client.number(), marks.compact(token)),
                     mark,
                     marks.compact(token),
                 ]

@@ -19,6 +19,8 @@ use serde_json::Value;
 mod etcdctl_txn;
 #[path = "live/failover.rs"]
 mod failover;
+#[path = "live/screen.rs"]
+mod screen;
 
 const BIN: &str = env!("CARGO_BIN_EXE_fencing-lab");
 
@@ -374,6 +376,10 @@ fn chaos() {
         stderr.contains("etcd's data is kept in"),
         "--until says where the data is: {stderr}"
     );
+    assert!(
+        stderr.contains("lock/ goes when its lease's TTL runs out once etcd runs again"),
+        "--until says the lock key goes: {stderr}"
+    );
     nothing_left(&run);
 }
 
@@ -543,91 +549,6 @@ fn an_etcd_that_trickles_is_refused_within_its_timeout() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("took longer than 2.0 s"), "{err}");
     assert!(took < Duration::from_secs(10), "refused after {took:?}");
-}
-
-/// The live screen drawn from a board of etcd's events at 80x24: the lesson's own panels.
-#[test]
-fn the_live_screen_is_the_lesson_s_screen() {
-    use fencing_lab::sim::board::{Board, StoredRow};
-    use fencing_lab::sim::{ClientId, Event, EventKind, LockId, Scenario, Setup};
-    use fencing_lab::{FenceCheck, Verdict};
-    let scenario = std::sync::Arc::new(Scenario::built_in("gc-pause").unwrap());
-    let mut board = Board::new(Setup::new(scenario));
-    let (c1, c2, lock) = (ClientId::ALL[0], ClientId::ALL[1], LockId::FIRST);
-    let events = [
-        (
-            4,
-            EventKind::Grant {
-                client: c1,
-                lock,
-                token: 2,
-                expires_at: 10.004,
-            },
-        ),
-        (
-            1_000,
-            EventKind::Pause {
-                client: c1,
-                until: 16_000,
-            },
-        ),
-        (
-            10_300,
-            EventKind::Expire {
-                client: c1,
-                lock,
-                token: 2,
-            },
-        ),
-        (
-            11_007,
-            EventKind::Grant {
-                client: c2,
-                lock,
-                token: 4,
-                expires_at: 21.007,
-            },
-        ),
-    ];
-    for (t, kind) in events {
-        board.apply(Event { t, kind });
-    }
-    board.apply(Event {
-        t: 12_003,
-        kind: EventKind::Write {
-            client: c2,
-            key: "file".into(),
-            value: "client 2's data".into(),
-            verdict: Verdict::judge(FenceCheck::PerKey, 4, None, None),
-            sent_at: None,
-            lease_live: true,
-        },
-    });
-    board.set_storage(vec![StoredRow {
-        key: "file".into(),
-        value: "client 2's data".into(),
-        highest: Some(4),
-        by: Some((c2, 4)),
-    }]);
-    board.tick(12_500);
-    let screen = fencing_lab::tui::live_text(&board, 80, 24);
-    for wanted in [
-        "LIVE · FENCING ON",
-        "t = 12.5 s real",
-        "client-2  token 4",
-        "\"client 2's data\"",
-        "c2 (t4)",
-        "t2 ",
-        "ended 2.2 s ago",
-        "12.003 client-2 writes \"client 2's data\" to file with token 4",
-    ] {
-        assert!(
-            screen.contains(wanted),
-            "{wanted:?} not on screen:\n{screen}"
-        );
-    }
-    assert_eq!(screen.lines().count(), 24);
-    assert!(screen.lines().all(|l| l.chars().count() <= 80));
 }
 
 /// `live --tui` in a pseudo-terminal: the lesson's screen as it happens, `q` stops it before

@@ -419,7 +419,7 @@ fn start_text(start: &Start, scenario: &Scenario, fencing: bool) -> String {
     text.push_str(if fencing {
         "fencing ON: a write is one etcd transaction that refuses a token lower than highest/<key>\n"
     } else {
-        "fencing OFF: a write is a plain put; etcd checks no token\n"
+        "fencing OFF, no check: a write's transaction puts the value whatever its token\n"
     });
     text.push_str(&format!(
         "Times are real seconds since the start; the lesson ends at {} s. The token is etcd's \
@@ -446,12 +446,23 @@ fn run_tui(settings: &Settings) -> Result<ExitCode, Failure> {
                 match said {
                     Said::Start(start) => {
                         b.end = start.end;
+                        b.ttl = Some(start.ttl_granted.max(0) as Ms * 1000);
                         b.about = about_lines(&start, &scenario, settings.fencing);
                     }
                     Said::Event { event, .. } => b.apply(event),
                     Said::Storage(rows) => b.set_storage(rows),
                     Said::Tick(t) => b.tick(t),
-                    Said::News { t, text, .. } => b.news = Some((t, text)),
+                    Said::News {
+                        t,
+                        what,
+                        fields,
+                        text,
+                    } => {
+                        if what == live::News::LeaseOutlived {
+                            outlived(&mut b, &scenario, t, &fields);
+                        }
+                        b.news = Some((t, text));
+                    }
                     Said::Note { .. } => {}
                 }
             });
@@ -499,6 +510,24 @@ fn run_tui(settings: &Settings) -> Result<ExitCode, Failure> {
     }
 }
 
+/// A lease etcd kept past its planned end, as the board's lock service truth.
+fn outlived(
+    board: &mut Board,
+    scenario: &Scenario,
+    t: Ms,
+    fields: &serde_json::Map<String, Value>,
+) {
+    let lock = fields
+        .get("lock")
+        .and_then(Value::as_str)
+        .and_then(|name| scenario.lock_id(name));
+    let token = fields.get("token").and_then(Value::as_u64);
+    let ends = fields.get("ends_about").and_then(Value::as_f64);
+    if let (Some(lock), Some(token), Some(ends)) = (lock, token, ends) {
+        board.lease_outlived(lock, token, t, ends);
+    }
+}
+
 /// `text` with its first letter a capital, to begin a sentence.
 fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
@@ -510,14 +539,21 @@ fn capitalized(text: &str) -> String {
 
 /// The lines the UI's header and footer say about where the run happens.
 fn about_lines(start: &Start, scenario: &Scenario, fencing: bool) -> Vec<String> {
+    // The header's line is short: the first endpoint, and how many more.
+    let first = start.endpoints.first().map_or("", String::as_str);
+    let first = first.strip_prefix("http://").unwrap_or(first);
+    let more = match start.endpoints.len() {
+        0 | 1 => String::new(),
+        n => format!(" +{}", n - 1),
+    };
     let etcd = match &start.private {
-        Some(p) => format!("etcd {} at {}", p.version, start.endpoints.join(",")),
-        None => format!("etcd at {}", start.endpoints.join(",")),
+        Some(p) => format!("etcd {} at {first}", p.version),
+        None => format!("etcd at {first}{more}"),
     };
     let check = if fencing {
         "a write is one etcd txn: refused if highest > token"
     } else {
-        "a write is a plain put: no check"
+        "no check: a write's txn puts the value whatever its token"
     };
     vec![
         etcd,

@@ -214,8 +214,9 @@ fn clean_up(urls: &[Url], private: Option<PrivateEtcd>, layout: &Layout, keep: b
             format!(
                 "the client processes and the lesson's etcd are stopped, and etcd's data is kept in \
                  {}: to look, run `{reopen}` \
-                 and then `etcdctl --endpoints {url} get --prefix {prefix}`; remove the \
-                 directory when you are done",
+                 and then `etcdctl --endpoints {url} get --prefix {prefix}`; a lock key still \
+                 under {prefix}lock/ goes when its lease's TTL runs out once etcd runs again, \
+                 since no client renews it; remove the directory when you are done",
                 dir.display()
             )
         }
@@ -235,7 +236,8 @@ fn clean_up(urls: &[Url], private: Option<PrivateEtcd>, layout: &Layout, keep: b
         (None, true) => format!(
             "the client processes are stopped, and the run's keys are left in etcd under {prefix}: look with `etcdctl --endpoints \
              {endpoints} get --prefix {prefix}`, and delete them with `etcdctl --endpoints \
-             {endpoints} del --prefix {prefix}`"
+             {endpoints} del --prefix {prefix}`; a lock key still under {prefix}lock/ goes \
+             when its lease's TTL runs out, since the client that renewed it is stopped"
         ),
     }
 }

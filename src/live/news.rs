@@ -151,6 +151,10 @@ impl Play<'_> {
         );
         let mut fields = Map::new();
         fields.insert("client".into(), json!(client.name()));
+        fields.insert(
+            "lock".into(),
+            json!(self.stage.scenario.locks[lock.index()]),
+        );
         fields.insert("token".into(), json!(holding.token));
         fields.insert("lease".into(), json!(format!("{:x}", holding.lease)));
         fields.insert("ttl_left".into(), json!(left));

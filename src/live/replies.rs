@@ -160,6 +160,8 @@ impl Play<'_> {
                 lease = h.lease;
             }
         }
+        // Renewed by its holder, the lease's end is the lesson's own again, not etcd's.
+        self.outlived.retain(|o| o.token != token);
         let kind = EventKind::Renew {
             client,
             lock: id,

@@ -43,6 +43,8 @@ pub struct Board {
     pub news: Option<(Ms, String)>,
     /// When the lesson ends (the scenario's end, or `--until`).
     pub end: Ms,
+    /// The TTL the real system grants a lease, in ms, once known.
+    pub ttl: Option<Ms>,
 }
 
 impl Board {
@@ -62,6 +64,7 @@ impl Board {
             ended: None,
             news: None,
             end: setup.scenario.end,
+            ttl: None,
             setup,
         };
         board.update_lanes();
@@ -126,6 +129,18 @@ impl Board {
             sorted.insert(row.key.clone(), row);
         }
         self.storage = sorted.into_values().collect();
+    }
+
+    /// The real system kept `token`'s lease on `lock` past its planned end (a new leader
+    /// renewed it at `renewed`, in ms): it now ends at `expires_at` (seconds). No client did
+    /// this, so no client's belief or lane changes: only the lock service's truth.
+    pub fn lease_outlived(&mut self, lock: LockId, token: u64, renewed: Ms, expires_at: f64) {
+        if let Some(lease) = self.leases.get_mut(lock.index()).and_then(Option::as_mut) {
+            if lease.token == token {
+                lease.granted_at = seconds(renewed);
+                lease.expires_at = expires_at;
+            }
+        }
     }
 
     /// Records one event of the run, as the world would: lease truth, beliefs, marks, counts.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crossterm::event::{self, Event, KeyCode, KeyModifiers};
+use crossterm::event::{self, Event};
 use crossterm::terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::buffer::Buffer;
@@ -23,28 +23,41 @@ use super::frame::{
     EVENTS_DESCRIBED,
 };
 use super::frame::{flights, Field};
-use super::keys::Hint;
-use super::terminal::{clamped, enter, restore};
+use super::keys::{self, Hint, KeyPress};
+use super::terminal::{clamped, enter, press_of, restore};
 use super::theme::{Role, Theme};
 use super::view;
 use crate::sim::board::Board;
 use crate::sim::lesson::{belief_and_truth, Believes, Lesson, RunView, Tone, Truth};
 use crate::sim::time::{fmt_seconds, fmt_service_seconds};
-use crate::sim::{EventKind, LockId, Marks, Ms, Vocab};
+use crate::sim::{systems, EventKind, LockId, Ms, Vocab};
 
 /// How often the screen is drawn while the lesson runs.
 const REDRAW: Duration = Duration::from_millis(100);
 
 /// The frame of the live run as the board holds it now.
 pub fn live_frame(board: &Board) -> FrameData<'_> {
-    let scenario = &board.setup().scenario;
-    let vocab = Vocab::plain(&scenario.locks);
+    live_frame_with(board, Overlay::None)
+}
+
+/// The live screen's keys: `?` for the help, `q` (or Esc, Ctrl-C) to stop or leave. Every other
+/// command of the lesson's screen changes the run, which etcd's clock plays.
+const LIVE_KEYS: [Action; 2] = [Action::ToggleHelp, Action::Quit];
+
+/// Why the live screen has no other command, for the help.
+const LIVE_MISSING: &str =
+    "not on a real etcd: the lesson plays on etcd's clock, so it cannot be stepped, paused, \
+     rewound or changed while it runs";
+
+/// The frame of the live run, with `overlay` (the help) over it.
+fn live_frame_with(board: &Board, overlay: Overlay) -> FrameData<'_> {
+    let vocab = live_vocab(board);
     let now = board.now();
     let events = board.events();
     let from = events.len().saturating_sub(EVENTS_DESCRIBED);
     FrameData {
         mode: Mode::Main,
-        overlay: Overlay::None,
+        overlay,
         header: header(board),
         timeline: timeline(board),
         lock_panel: lock_panel(board),
@@ -68,16 +81,67 @@ pub fn live_frame(board: &Board) -> FrameData<'_> {
             } else {
                 "LIVE on etcd, real seconds:"
             }),
-            hints: vec![Hint {
-                key: "q".into(),
-                text: "quit",
-                order: 0,
-                action: Action::Quit,
-            }],
+            hints: vec![
+                Hint {
+                    key: "?".into(),
+                    text: "help",
+                    order: 1,
+                    action: Action::ToggleHelp,
+                },
+                Hint {
+                    key: "q".into(),
+                    text: "quit",
+                    order: 0,
+                    action: Action::Quit,
+                },
+            ],
         },
-        // The live screen has no help overlay.
-        help_missing: None,
+        help_missing: Some((
+            keys::keymap(Mode::Main)
+                .iter()
+                .map(|b| b.action)
+                .filter(|a| !LIVE_KEYS.contains(a))
+                .collect(),
+            LIVE_MISSING.to_owned(),
+        )),
     }
+}
+
+/// What a key does on the live screen, with `overlay` over it: the overlay it leaves, and
+/// whether the key asks to quit.
+fn live_key(overlay: Overlay, key: KeyPress) -> (Overlay, bool) {
+    let mode = match overlay {
+        Overlay::Help { .. } => Mode::Help,
+        _ => Mode::Main,
+    };
+    let pages = view::help_pages(Mode::Main).len();
+    match (keys::action_for(key, mode), overlay) {
+        (Some(Action::Quit), _) => (overlay, true),
+        (Some(Action::ToggleHelp), Overlay::None) => (Overlay::Help { page: 0 }, false),
+        (Some(Action::HelpNext), Overlay::Help { page }) => (
+            Overlay::Help {
+                page: (page + 1).min(pages - 1),
+            },
+            false,
+        ),
+        (Some(Action::HelpBack), Overlay::Help { page }) => (
+            Overlay::Help {
+                page: page.saturating_sub(1),
+            },
+            false,
+        ),
+        (Some(Action::ToggleHelp | Action::CloseOverlay), Overlay::Help { .. }) => {
+            (Overlay::None, false)
+        }
+        // Esc stops the lesson from its screen, as `q` does.
+        _ if key.code == keys::KeyCode::Esc => (overlay, true),
+        _ => (overlay, false),
+    }
+}
+
+/// etcd's words: on a real etcd the token is the lock key's revision ("rev 4", "c1 r4").
+fn live_vocab(board: &Board) -> Vocab {
+    Vocab::of(&board.setup().scenario.locks, systems::find("etcd"))
 }
 
 fn header(board: &Board) -> HeaderData {
@@ -96,7 +160,7 @@ fn header(board: &Board) -> HeaderData {
     let rule = if board.fencing() {
         "etcd txn: token >= highest(key)"
     } else {
-        "etcd: plain put, no check"
+        "etcd txn: no check"
     };
     HeaderData {
         fields: vec![
@@ -114,16 +178,22 @@ fn header(board: &Board) -> HeaderData {
         name: scenario.name.clone(),
         title: scenario.title.clone(),
         short_title: scenario.short_title.clone(),
-        progress: board
-            .about
-            .first()
-            .cloned()
-            .unwrap_or_else(|| "starting etcd".into()),
+        // After the end, no endpoint: the lesson's own etcd is stopped by then.
+        progress: if board.ended.is_some() {
+            "lesson over".into()
+        } else {
+            board
+                .about
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "starting etcd".into())
+        },
     }
 }
 
 fn timeline(board: &Board) -> TimelineData<'_> {
     let scenario = &board.setup().scenario;
+    let marks = live_vocab(board).marks();
     let clients = board
         .clients()
         .iter()
@@ -138,9 +208,11 @@ fn timeline(board: &Board) -> TimelineData<'_> {
                     Believes::Wants => "wants lock".into(),
                     Believes::Nothing => "no lock".into(),
                     Believes::Holds { token, left } if left > 0 => {
-                        format!("t{token} {} left", duration(left))
+                        format!("{} {} left", marks.compact(token), duration(left))
                     }
-                    Believes::Holds { token, .. } => format!("t{token} ran out"),
+                    Believes::Holds { token, .. } => {
+                        format!("{} ran out", marks.compact(token))
+                    }
                 },
                 truth: match bt.truth {
                     Truth::Nothing => String::new(),
@@ -162,7 +234,7 @@ fn timeline(board: &Board) -> TimelineData<'_> {
                 id,
                 name: name.clone(),
                 status: match board.lease(id) {
-                    Some(lease) => format!("{} t{}", lease.client, lease.token),
+                    Some(lease) => format!("{} {}", lease.client, marks.compact(lease.token)),
                     None => "free".into(),
                 },
             }
@@ -173,7 +245,7 @@ fn timeline(board: &Board) -> TimelineData<'_> {
         now: board.now(),
         end: board.end.max(board.now()),
         chaos: scenario.chaos.is_some(),
-        tokens: Marks::PLAIN,
+        tokens: marks,
         history: board.history(),
         clients,
         locks,
@@ -183,6 +255,7 @@ fn timeline(board: &Board) -> TimelineData<'_> {
 
 fn lock_panel(board: &Board) -> LockPanelData {
     let scenario = &board.setup().scenario;
+    let marks = live_vocab(board).marks();
     let mut ttl = None;
     let locks = scenario
         .locks
@@ -191,16 +264,20 @@ fn lock_panel(board: &Board) -> LockPanelData {
         .map(|(i, name)| match board.lease(LockId(i as u8)) {
             Some(lease) => {
                 let left = board.lease_left(&lease);
-                let length = ((lease.expires_at - lease.granted_at) * 1000.0)
-                    .round()
-                    .max(1.0);
+                // The TTL etcd grants, which a renewal starts again (not the time since the
+                // grant, which a renewal lengthens).
+                let length = board.ttl.map_or_else(
+                    || ((lease.expires_at - lease.granted_at) * 1000.0).round(),
+                    |ttl| ttl as f64,
+                );
+                let length = length.max(1.0);
                 ttl = Some(length);
                 LockLines {
                     name: name.clone(),
                     holder: Some(Holder {
                         client: lease.client.to_string(),
                         short: format!("c{}", lease.client.number()),
-                        token: Some(format!("token {}", lease.token)),
+                        token: Some(marks.of_token(lease.token)),
                     }),
                     details: vec![
                         format!(
@@ -226,17 +303,18 @@ fn lock_panel(board: &Board) -> LockPanelData {
         })
         .collect();
     let footer = match ttl {
-        Some(ms) => format!("token = revision   TTL {} s", fmt_seconds(ms as u64)),
-        None => "token = the lock key's revision".into(),
+        Some(ms) => format!("TTL {} s", fmt_seconds(ms as u64)),
+        None => "token = lock key's revision".into(),
     };
     LockPanelData { locks, footer }
 }
 
 fn storage(board: &Board) -> StorageData {
+    let marks = live_vocab(board).marks();
     let title = if board.fencing() {
         "Storage in etcd: token >= highest(key)"
     } else {
-        "Storage in etcd: NO CHECK (plain put)"
+        "Storage in etcd: NO CHECK"
     };
     let rows = board
         .storage()
@@ -249,8 +327,8 @@ fn storage(board: &Board) -> StorageData {
                 highest: Some(highest),
                 by: row.by.map(|(client, token)| {
                     (
-                        format!("{client} (t{token})"),
-                        format!("c{} (t{token})", client.number()),
+                        format!("{client} ({})", marks.compact(token)),
+                        format!("c{} ({})", client.number(), marks.compact(token)),
                     )
                 }),
                 corrupted: row
@@ -265,20 +343,13 @@ fn storage(board: &Board) -> StorageData {
             key,
             verdict,
             ..
-        } => Some(verdict_line(
-            verdict,
-            *client,
-            key,
-            e.t,
-            board.now(),
-            Marks::PLAIN,
-        )),
+        } => Some(verdict_line(verdict, *client, key, e.t, board.now(), marks)),
         _ => None,
     });
     StorageData {
         title: title.into(),
         highest: true,
-        marks: Marks::PLAIN,
+        marks,
         rows,
         verdict,
         counts: None,
@@ -347,7 +418,7 @@ pub fn live_text(board: &Board, width: u16, height: u16) -> String {
         &live_frame(board),
         &Theme::plain(),
         Mode::Main,
-        &Vocab::plain(&board.setup().scenario.locks),
+        &live_vocab(board),
     );
     view::buffer_text(&buf)
 }
@@ -381,13 +452,14 @@ fn live_loop(board: &Mutex<Board>, done: &AtomicBool, stop: &AtomicBool) -> io::
     let theme = Theme::from_env();
     let vocab = {
         let board = board.lock().unwrap_or_else(|p| p.into_inner());
-        Vocab::plain(&board.setup().scenario.locks)
+        live_vocab(&board)
     };
     event::poll(Duration::ZERO)?;
+    let mut overlay = Overlay::None;
     loop {
         {
             let board = board.lock().unwrap_or_else(|p| p.into_inner());
-            let data = live_frame(&board);
+            let data = live_frame_with(&board, overlay);
             screen.draw(|f| {
                 let area = f.area();
                 view::draw_data(area, f.buffer_mut(), &data, &theme, Mode::Main, &vocab)
@@ -402,9 +474,9 @@ fn live_loop(board: &Mutex<Board>, done: &AtomicBool, stop: &AtomicBool) -> io::
         match event::read()? {
             Event::Resize(w, h) => screen.resize(clamped((w, h)))?,
             Event::Key(key) if key.is_press() => {
-                let ctrl_c =
-                    key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
-                if ctrl_c || matches!(key.code, KeyCode::Char('q') | KeyCode::Esc) {
+                let quits;
+                (overlay, quits) = live_key(overlay, press_of(key));
+                if quits {
                     if done.load(Ordering::SeqCst) {
                         return Ok(());
                     }
@@ -413,5 +485,67 @@ fn live_loop(board: &Mutex<Board>, done: &AtomicBool, stop: &AtomicBool) -> io::
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{Scenario, Setup};
+    use keys::KeyCode::{Char, Esc, Right};
+
+    fn press(overlay: Overlay, code: keys::KeyCode) -> (Overlay, bool) {
+        live_key(overlay, KeyPress::of(code))
+    }
+
+    #[test]
+    fn the_live_keys_open_and_turn_the_help_and_quit() {
+        let help = |page| Overlay::Help { page };
+        assert_eq!(press(Overlay::None, Char('?')), (help(0), false));
+        assert_eq!(press(help(0), Right), (help(1), false));
+        assert_eq!(press(help(1), Char('h')), (help(0), false));
+        assert_eq!(press(help(0), Char('?')), (Overlay::None, false));
+        assert_eq!(press(help(2), Esc), (Overlay::None, false));
+        assert_eq!(press(Overlay::None, Esc), (Overlay::None, true));
+        assert_eq!(press(Overlay::None, Char('q')), (Overlay::None, true));
+        assert_eq!(press(help(0), Char('q')), (help(0), true));
+        // The lesson's other commands change the run: on etcd they do nothing.
+        for key in ['n', ' ', 'g', 'f', 'c'] {
+            assert_eq!(press(Overlay::None, Char(key)), (Overlay::None, false));
+        }
+        let last = view::help_pages(Mode::Main).len() - 1;
+        assert_eq!(press(help(last), Right), (help(last), false));
+    }
+
+    #[test]
+    fn the_live_help_names_its_keys_and_why_there_are_no_others() {
+        let scenario = std::sync::Arc::new(Scenario::built_in("gc-pause").unwrap());
+        let board = Board::new(Setup::new(scenario));
+        let area = Rect::new(0, 0, 80, 24);
+        let mut buf = Buffer::empty(area);
+        let data = live_frame_with(&board, Overlay::Help { page: 0 });
+        let vocab = live_vocab(&board);
+        view::draw_data(area, &mut buf, &data, &Theme::plain(), Mode::Main, &vocab);
+        let text = view::buffer_text(&buf);
+        for wanted in ["? ", "help", "q ", "not on a real etcd"] {
+            assert!(text.contains(wanted), "{wanted:?} not in the help:\n{text}");
+        }
+        assert!(!text.contains("fencing on/off"), "{text}");
+        let footer = view::buffer_text(&{
+            let mut buf = Buffer::empty(area);
+            view::draw_data(
+                area,
+                &mut buf,
+                &live_frame(&board),
+                &Theme::plain(),
+                Mode::Main,
+                &vocab,
+            );
+            buf
+        });
+        assert!(
+            footer.lines().last().unwrap().contains("? help"),
+            "{footer}"
+        );
     }
 }

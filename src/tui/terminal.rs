@@ -256,7 +256,7 @@ fn handle(
 }
 
 /// A terminal's key as the key tables name it.
-fn press_of(key: event::KeyEvent) -> KeyPress {
+pub(super) fn press_of(key: event::KeyEvent) -> KeyPress {
     use super::keys::KeyCode as K;
     let code = match key.code {
         KeyCode::Char(c) => K::Char(c),

@@ -181,7 +181,10 @@ fn a_three_node_cluster_loses_its_leader_and_the_late_write_is_still_refused() {
     let (code, stderr, _) = kept.finish();
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
-        stderr.contains(&format!("del --prefix {prefix}")),
+        stderr.contains(&format!("del --prefix {prefix}"))
+            && stderr.contains(&format!(
+                "a lock key still under {prefix}lock/ goes when its lease's TTL runs out"
+            )),
         "{stderr}"
     );
     let left = etcdctl(&survivors, &["get", "--prefix", &prefix, "--keys-only"]);

@@ -166,21 +166,33 @@ pub fn client_lane(p: &mut Painter, y: u16, spans: &[Span], marks: &[Mark], toke
             .take_while(|&&c| c == cells[start])
             .count();
         let (state, token) = cells[start];
-        let label = match (state, token) {
+        // The token in the system's words ("rev 4"), or in the fewest characters ("r4") where
+        // the stretch is too short for them.
+        let labels = match (state, token) {
             (LaneState::Holding | LaneState::Stale, Some(token)) if tokens.shown() => {
-                tokens.of_token(token)
+                vec![tokens.of_token(token), tokens.compact(token)]
             }
-            (LaneState::Paused, _) => "GC".to_owned(),
-            (LaneState::Crashed, _) => "down".to_owned(),
-            _ => String::new(),
+            (LaneState::Paused, _) => vec!["GC".to_owned()],
+            (LaneState::Crashed, _) => vec!["down".to_owned()],
+            _ => vec![String::new()],
         };
-        let w = width(&label);
         // At the stretch's start, or as near it as the marks in it allow, with at least one of
         // its glyphs still showing.
-        let clear = |at: usize| weightiest[at..at + w].iter().all(Option::is_none);
-        let place = (run > w)
-            .then(|| (start..start + run - w).find(|&at| clear(at)))
-            .flatten();
+        let place_of = |label: &String| {
+            let w = width(label);
+            let clear = |at: usize| weightiest[at..at + w].iter().all(Option::is_none);
+            (run > w)
+                .then(|| (start..start + run - w).find(|&at| clear(at)))
+                .flatten()
+        };
+        let found = labels
+            .iter()
+            .find_map(|label| place_of(label).map(|at| (label, at)));
+        let (label, place) = match found {
+            Some((label, at)) => (label.clone(), Some(at)),
+            None => (labels[0].clone(), None),
+        };
+        let w = width(&label);
         if let Some(at) = place.filter(|_| w > 0) {
             p.label(at as u16, y, &label, lane_cell(state).1);
         } else if w > 0
@@ -274,12 +286,14 @@ pub fn lock_labels(
             grant.client.number(),
             tokens.of_token(grant.token)
         );
+        // The holder and the token's fewest characters: "c1 r10020".
+        let medium = format!("c{} {}", grant.client.number(), tokens.compact(grant.token));
         // Right after another label in the lane, the token alone: "t13t14" reads as two,
         // "t13c2 t14" does not.
         let touching = i > 0 && col == lane_free;
         let next = grants.get(i + 1).map_or(window.cols, |g| g.col);
         let ends = |label: &str, until: u16| col as usize + width(label) <= until as usize;
-        let lane = [long.as_str(), short.as_str()]
+        let lane = [long.as_str(), medium.as_str(), short.as_str()]
             .into_iter()
             .filter(|l| tokens.shown() || *l == short)
             .filter(|l| !touching || *l == short)
