@@ -89,19 +89,8 @@ pub fn run(settings: &Settings, say: &mut dyn FnMut(Said)) -> Result<Finished, F
         &mut counting,
     );
     let kept = played.is_ok() && settings.until.is_some();
-    let afterwards = if silent && private.is_none() {
-        // Asking a silent etcd to delete the keys would only wait out its patience.
-        let endpoints: Vec<String> = urls.iter().map(Url::to_string).collect();
-        format!(
-            "the client processes are stopped; the run's keys under {} are left in etcd, which \
-             is not answering: when it is back, delete them with `etcdctl --endpoints {} del \
-             --prefix {}`",
-            layout.prefix(),
-            endpoints.join(","),
-            layout.prefix()
-        )
-    } else if wrote || private.is_some() {
-        clean_up(&urls, private, &layout, kept)
+    let afterwards = if wrote || private.is_some() {
+        clean_up(&urls, private, &layout, (kept, silent))
     } else {
         "nothing was written to etcd".to_owned()
     };
@@ -137,8 +126,8 @@ fn play(
     interrupted(settings)?;
     // From here on the clients may write under the run's prefix.
     *wrote = true;
-    let fleet =
-        Fleet::start(&settings.exe, &shown.join(","), layout.prefix(), run_id).map_err(Fault)?;
+    let endpoints = shown.join(",");
+    let fleet = Fleet::start(&settings.exe, &endpoints, layout.prefix(), run_id).map_err(Fault)?;
     let pids = crate::sim::ClientId::ALL.map(|c| fleet.pid(c).unwrap_or(0));
     interrupted(settings)?;
     let end = plan::end_of(&scenario, settings.until);
@@ -170,11 +159,7 @@ fn play(
         end,
         stop: Arc::clone(&settings.stop),
         etcd_pid: private.and_then(PrivateEtcd::pid),
-        endpoints: urls
-            .iter()
-            .map(Url::to_string)
-            .collect::<Vec<_>>()
-            .join(","),
+        endpoints,
     };
     let mut play = Play::new(stage, fleet, reader, (observer, leaders), start, say);
     let result = play.run();
@@ -190,11 +175,26 @@ fn interrupted(settings: &Settings) -> Result<(), Fault> {
 }
 
 /// Stops the lesson's etcd and removes its directory, or deletes the run's keys from the
-/// cluster; with `keep`, leaves the data and says where. One sentence either way.
-fn clean_up(urls: &[Url], private: Option<PrivateEtcd>, layout: &Layout, keep: bool) -> String {
+/// cluster; with `keep`, leaves the data and says where; a cluster that stopped answering
+/// (`silent`) is not asked, and the sentence says how to delete the keys later. One sentence
+/// either way.
+fn clean_up(
+    urls: &[Url],
+    private: Option<PrivateEtcd>,
+    layout: &Layout,
+    (keep, silent): (bool, bool),
+) -> String {
     let prefix = layout.prefix();
     let endpoints: Vec<String> = urls.iter().map(Url::to_string).collect();
     let endpoints = endpoints.join(",");
+    if silent && private.is_none() {
+        // Asking a silent etcd to delete the keys would only wait out its patience.
+        return format!(
+            "the client processes are stopped; the run's keys under {prefix} are left in etcd, \
+             which is not answering: when it is back, delete them with `etcdctl --endpoints \
+             {endpoints} del --prefix {prefix}`"
+        );
+    }
     match (private, keep) {
         (Some(etcd), false) => {
             let (pid, dir) = (etcd.pid().unwrap_or(0), etcd.dir().display().to_string());

@@ -119,17 +119,17 @@ impl Play<'_> {
         if left <= 0 {
             return;
         }
-        // etcd gives the TTL left in whole seconds, cut down: the lease ends within a second
-        // after this.
+        // The TTL left is in whole seconds, cut down (see `Outlived::ends_before`).
         let ends_about = t + left as Ms * 1000;
         if ends_about < planned + LATE {
             return;
         }
-        self.outlived.retain(|o| o.token != holding.token);
-        self.outlived.push(Outlived {
+        let outlived = Outlived {
             token: holding.token,
             ends_about,
-        });
+        };
+        self.outlived.retain(|o| o.token != holding.token);
+        self.outlived.push(outlived);
         let client = holding.client;
         let why = match self.elected_at {
             Some(at) => format!(
@@ -145,7 +145,7 @@ impl Play<'_> {
             self.stage.scenario.locks[lock.index()],
             holding.token,
             fmt_seconds(ends_about),
-            fmt_seconds(ends_about + 1000),
+            fmt_seconds(outlived.ends_before()),
             fmt_seconds(planned),
             client.title()
         );
@@ -161,7 +161,7 @@ impl Play<'_> {
         fields.insert("ttl_granted".into(), json!(granted));
         fields.insert("planned_end".into(), json!(seconds(planned)));
         fields.insert("ends_about".into(), json!(seconds(ends_about)));
-        fields.insert("ends_before".into(), json!(seconds(ends_about + 1000)));
+        fields.insert("ends_before".into(), json!(seconds(outlived.ends_before())));
         self.news(t, News::LeaseOutlived, fields, text);
     }
 
@@ -186,15 +186,12 @@ impl Play<'_> {
             "{client} still holds the lock (etcd still has its lock key, and its lease ends by \
              about {} s): its write is not stale, so fencing has nothing to refuse. The story \
              changed because etcd's did",
-            fmt_seconds(outlived.ends_about + 1000)
+            fmt_seconds(outlived.ends_before())
         );
         let mut fields = Map::new();
         fields.insert("client".into(), json!(client.name()));
         fields.insert("token".into(), json!(token));
-        fields.insert(
-            "ends_before".into(),
-            json!(seconds(outlived.ends_about + 1000)),
-        );
+        fields.insert("ends_before".into(), json!(seconds(outlived.ends_before())));
         self.news(t, News::NotStale, fields, text);
     }
 

@@ -52,6 +52,14 @@ pub struct Outlived {
     pub ends_about: Ms,
 }
 
+impl Outlived {
+    /// When its TTL has run out at the latest: etcd tells the TTL left in whole seconds, cut
+    /// down, so the end is within a second after [`Outlived::ends_about`].
+    pub fn ends_before(&self) -> Ms {
+        self.ends_about + 1_000
+    }
+}
+
 /// A write the network holds: who sent it, when, and whether its lease was live then.
 #[derive(Clone, Debug)]
 pub struct InFlight {
@@ -99,6 +107,8 @@ pub struct Play<'a> {
     pub(super) ttl_asked: Vec<u64>,
     /// Every member seen answering: its id (hex) and endpoint.
     pub(super) members: Vec<(String, String)>,
+    /// The lesson's own etcd's process, where its state can be read (`/proc`).
+    watched_etcd: Option<u32>,
     /// When a member last answered its status, and whether the lesson ended because none did.
     answered_at: Ms,
     pub etcd_silent: bool,
@@ -144,6 +154,10 @@ impl<'a> Play<'a> {
             driver
         });
         timeline.sort_by_key(|(at, _)| *at);
+        // Where /proc cannot be read, no process's state can, and none is watched.
+        let watched_etcd = stage
+            .etcd_pid
+            .filter(|_| signal::state(std::process::id()).is_some());
         Play {
             fencing: stage.fencing,
             leases: vec![None; scenario.locks.len()],
@@ -158,6 +172,7 @@ impl<'a> Play<'a> {
             outlived: Vec::new(),
             ttl_asked: Vec::new(),
             members: Vec::new(),
+            watched_etcd,
             answered_at: 0,
             etcd_silent: false,
             start,
@@ -257,10 +272,9 @@ impl<'a> Play<'a> {
     /// child, so its end is seen at once), or no member has answered for [`SILENCE`].
     fn watch_etcd(&mut self) -> Result<(), Fault> {
         let now = self.now();
-        if let Some(pid) = self.stage.etcd_pid {
-            // Where /proc can be read, a process that ended and is not yet reaped shows `Z`.
-            let readable = signal::state(std::process::id()).is_some();
-            if readable && matches!(signal::state(pid), None | Some('Z')) {
+        if let Some(pid) = self.watched_etcd {
+            // A process that ended and is not yet reaped shows `Z`.
+            if matches!(signal::state(pid), None | Some('Z')) {
                 return Err(Fault(format!(
                     "the lesson's etcd (pid {pid}) ended at about {} s, in the middle of the \
                      lesson, so the lesson cannot go on",
