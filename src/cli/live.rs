@@ -4,7 +4,7 @@
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use clap::ValueEnum;
 use serde_json::{json, Value};
@@ -13,10 +13,9 @@ use super::values::{parse_seed, parse_time};
 use super::Failure;
 use crate::live::http::Url;
 use crate::live::{self, Fault, Finished, Said, Settings, Start};
-use crate::sim::board::Board;
 use crate::sim::text::{counted, printable};
 use crate::sim::time::{fmt_seconds, seconds};
-use crate::sim::{ClientId, Ms, Scenario, Setup, Stats, Vocab};
+use crate::sim::{Caption, ClientId, Ms, Scenario, Source, Stats, Vocab};
 
 /// The options of `fencing-lab live`.
 #[derive(clap::Args, Debug)]
@@ -143,7 +142,7 @@ pub fn run(args: &LiveArgs) -> Result<ExitCode, Failure> {
         if settings.etcd.is_none() && live::server::find_etcd().is_none() {
             return Err(Failure::usage(live::NO_ETCD));
         }
-        return run_tui(&settings);
+        return super::live_screen::run_tui(&settings);
     }
     let json = args.format == LiveFormat::Json;
     let mut printer = Printer {
@@ -245,6 +244,13 @@ impl Printer {
                     format!("{:>9}  ! {}\n", self.stamp(t), printable(&text))
                 }
             }
+            Said::Caption { t, caption } => {
+                if self.json {
+                    format!("{}\n", caption_json(t, &caption))
+                } else {
+                    caption_text(&caption)
+                }
+            }
             Said::Note { .. } | Said::Storage(_) | Said::Tick(_) => return,
         };
         let mut out = self.out.lock();
@@ -291,6 +297,34 @@ impl Printer {
     }
 }
 
+/// The lesson's sentence in the transcript, under the time column: `»` a beat's caption, `?`
+/// its question, `=` what etcd decided.
+fn caption_text(caption: &Caption) -> String {
+    let text = printable(&caption.text);
+    match caption.source {
+        Source::Question { .. } => format!("{:>9}  ? {text}\n", ""),
+        Source::Reveal { .. } => format!("{:>9}  = etcd decided: {text}\n", ""),
+        _ => format!("{:>9}  » {text}\n", ""),
+    }
+}
+
+/// The lesson's sentence as a JSON line: `caption`, `question` or `answer`, with its beat
+/// (counted from 1, as the scenario file's beats are).
+fn caption_json(t: Ms, caption: &Caption) -> Value {
+    let (event, beat) = match caption.source {
+        Source::Question { beat } => ("question", Some(beat)),
+        Source::Reveal { beat } => ("answer", Some(beat)),
+        Source::Script { beat, .. } => ("caption", Some(beat)),
+        Source::BeforeStart | Source::Generated { .. } => ("caption", None),
+    };
+    json!({
+        "t": seconds(t),
+        "event": event,
+        "beat": beat.map(|b| b + 1),
+        "says": caption.text,
+    })
+}
+
 /// A transaction as the `etcdctl txn` command that sends it again, set off by its first line
 /// in the transcript: a heredoc's lines must start at the left margin to paste into a shell.
 fn etcdctl_block(command: &str) -> String {
@@ -305,7 +339,7 @@ fn etcdctl_block(command: &str) -> String {
 }
 
 /// "3 grants, 2 writes accepted, 1 rejected, 0 corruptions"
-fn counts(s: &Stats) -> String {
+pub(super) fn counts(s: &Stats) -> String {
     format!(
         "{}, {} accepted, {} rejected, {}",
         counted(s.grants, "grant", "grants"),
@@ -423,144 +457,16 @@ fn start_text(start: &Start, scenario: &Scenario, fencing: bool) -> String {
     });
     text.push_str(&format!(
         "Times are real seconds since the start; the lesson ends at {} s. The token is etcd's \
-         revision of the lock key (its create_revision). {}\n\n",
+         revision of the lock key (its create_revision). {}\n",
         fmt_seconds(start.end),
         ttl_sentence(scenario.lease_seconds, start.ttl_asked, start.ttl_granted)
     ));
+    text.push_str(
+        "» is the lesson's caption, told when its beat is over if etcd played every beat so far \
+         as the script did (with etcd's tokens, and the script's seconds); ? is the lesson's \
+         question, asked before the write it is about, and = what etcd decided.\n\n",
+    );
     text
-}
-
-/// `live --tui`: the run on another thread fills the board the UI draws.
-fn run_tui(settings: &Settings) -> Result<ExitCode, Failure> {
-    let setup = Setup::new(Arc::clone(&settings.scenario))
-        .seed(settings.seed)
-        .fencing(settings.fencing);
-    let board = Arc::new(Mutex::new(Board::new(setup)));
-    let done = Arc::new(AtomicBool::new(false));
-    let result = std::thread::scope(|scope| {
-        let conductor = scope.spawn(|| {
-            let board = Arc::clone(&board);
-            let scenario = Arc::clone(&settings.scenario);
-            let result = live::run(settings, &mut |said| {
-                let mut b = board.lock().unwrap_or_else(|p| p.into_inner());
-                match said {
-                    Said::Start(start) => {
-                        b.end = start.end;
-                        b.ttl = Some(start.ttl_granted.max(0) as Ms * 1000);
-                        b.about = about_lines(&start, &scenario, settings.fencing);
-                    }
-                    Said::Event { event, .. } => b.apply(event),
-                    Said::Storage(rows) => b.set_storage(rows),
-                    Said::Tick(t) => b.tick(t),
-                    Said::News {
-                        t,
-                        what,
-                        fields,
-                        text,
-                    } => {
-                        if what == live::News::LeaseOutlived {
-                            outlived(&mut b, &scenario, t, &fields);
-                        }
-                        b.news = Some((t, text));
-                    }
-                    Said::Note { .. } => {}
-                }
-            });
-            let mut b = board.lock().unwrap_or_else(|p| p.into_inner());
-            b.ended = Some(match &result {
-                Ok(f) => format!(
-                    "The lesson is over at {} s: {}. {}.",
-                    fmt_seconds(f.at),
-                    counts(&f.stats),
-                    capitalized(&f.afterwards)
-                ),
-                Err(Fault(why)) => format!("The lesson stopped: {why}."),
-            });
-            drop(b);
-            done.store(true, Ordering::SeqCst);
-            result
-        });
-        let ui = crate::tui::run_live(
-            Arc::clone(&board),
-            Arc::clone(&done),
-            Arc::clone(&settings.stop),
-        );
-        if ui.is_err() {
-            settings.stop.store(true, Ordering::SeqCst);
-        }
-        let result = conductor
-            .join()
-            .unwrap_or_else(|_| Err(Fault("the lesson's thread panicked".into())));
-        (ui, result)
-    });
-    match result {
-        (Err(e), _) => Err(Failure::usage(format!("the terminal UI failed: {e}"))),
-        (Ok(()), Ok(finished)) => {
-            let mut out = io::stdout().lock();
-            writeln!(
-                out,
-                "summary at {} s (real seconds): {}\n{}.",
-                fmt_seconds(finished.at),
-                counts(&finished.stats),
-                printable(&finished.afterwards)
-            )?;
-            Ok(ExitCode::SUCCESS)
-        }
-        (Ok(()), Err(Fault(why))) => Err(Failure::usage(why)),
-    }
-}
-
-/// A lease etcd kept past its planned end, as the board's lock service truth.
-fn outlived(
-    board: &mut Board,
-    scenario: &Scenario,
-    t: Ms,
-    fields: &serde_json::Map<String, Value>,
-) {
-    let lock = fields
-        .get("lock")
-        .and_then(Value::as_str)
-        .and_then(|name| scenario.lock_id(name));
-    let token = fields.get("token").and_then(Value::as_u64);
-    let ends = fields.get("ends_about").and_then(Value::as_f64);
-    if let (Some(lock), Some(token), Some(ends)) = (lock, token, ends) {
-        board.lease_outlived(lock, token, t, ends);
-    }
-}
-
-/// `text` with its first letter a capital, to begin a sentence.
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
-/// The lines the UI's header and footer say about where the run happens.
-fn about_lines(start: &Start, scenario: &Scenario, fencing: bool) -> Vec<String> {
-    // The header's line is short: the first endpoint, and how many more.
-    let first = start.endpoints.first().map_or("", String::as_str);
-    let first = first.strip_prefix("http://").unwrap_or(first);
-    let more = match start.endpoints.len() {
-        0 | 1 => String::new(),
-        n => format!(" +{}", n - 1),
-    };
-    let etcd = match &start.private {
-        Some(p) => format!("etcd {} at {first}", p.version),
-        None => format!("etcd at {first}{more}"),
-    };
-    let check = if fencing {
-        "a write is one etcd txn: refused if highest > token"
-    } else {
-        "no check: a write's txn puts the value whatever its token"
-    };
-    vec![
-        etcd,
-        format!("keys {}", start.prefix),
-        check.to_owned(),
-        ttl_sentence(scenario.lease_seconds, start.ttl_asked, start.ttl_granted),
-    ]
 }
 
 #[cfg(test)]

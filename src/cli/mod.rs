@@ -8,6 +8,7 @@ pub mod grade;
 pub mod interrupt;
 pub mod lab;
 pub mod live;
+mod live_screen;
 pub mod progress;
 pub mod report;
 pub mod values;

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::captions::Captions;
 use super::fleet::Fleet;
 use super::gateway::Etcd;
 use super::http::Url;
@@ -80,14 +81,22 @@ pub fn run(settings: &Settings, say: &mut dyn FnMut(Said)) -> Result<Finished, F
         say(said);
     };
     let (mut wrote, mut silent) = (false, false);
+    let mut captions = Captions::new(
+        Arc::clone(&settings.scenario),
+        settings.seed,
+        settings.fencing,
+    );
     let played = play(
         settings,
         &urls,
         private.as_ref(),
         (&run_id, &layout),
         (&mut wrote, &mut silent),
-        &mut counting,
+        &mut |said| captions.relay(said, &mut counting),
     );
+    if let Ok((at, _)) = &played {
+        captions.finish(*at, &mut counting);
+    }
     let kept = played.is_ok() && settings.until.is_some();
     let afterwards = if wrote || private.is_some() {
         clean_up(&urls, private, &layout, (kept, silent))

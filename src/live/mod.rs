@@ -18,8 +18,9 @@
 //!    thread that watches the lock keys.
 //! 7. [`fleet`]: the three client processes.
 //! 8. [`play`]: the lesson's clock: beats, pauses, crashes, expiries.
-//! 9. [`replies`], [`news`]: the processes' answers told as the lesson's events; what etcd did
-//!    that the lesson did not plan (a new leader, a lease outliving the plan).
+//! 9. [`replies`], [`news`], [`captions`]: the processes' answers told as the lesson's events;
+//!    what etcd did that the lesson did not plan (a new leader, a lease outliving the plan);
+//!    the simulated lesson's captions and questions, where etcd played the beats as scripted.
 //! 10. [`conductor`]: a run from start to end, and its cleaning up.
 
 pub mod http;
@@ -44,6 +45,7 @@ pub mod fleet;
 
 pub mod play;
 
+pub mod captions;
 pub mod news;
 pub mod replies;
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use crate::sim::board::StoredRow;
-use crate::sim::{Event, Ms, Stats};
+use crate::sim::{Caption, Event, Ms, Stats};
 
 /// Where and how the run happens, told once at its start.
 #[derive(Clone, Debug)]
@@ -54,6 +54,13 @@ pub enum Said {
     Storage(Vec<StoredRow>),
     /// Time passes.
     Tick(Ms),
+    /// What the simulated lesson says of the run, where etcd played it as the script did: a
+    /// beat's caption (told once its window has closed), a question (just before the write
+    /// it asks about) and its answer (what etcd decided). Its `source` says which.
+    Caption {
+        t: Ms,
+        caption: Caption,
+    },
     /// A sentence for the transcript that is no event (a client with no lease sends nothing).
     Note {
         t: Ms,

@@ -17,18 +17,22 @@ use super::time::Ms;
 use super::vocab::Vocab;
 use super::world::Setup;
 
+mod alike;
 mod belief;
 mod numbers;
+mod played;
 mod premise;
 mod questions;
 mod run_view;
 mod sentences;
 
 pub use super::phrase::Tone;
+pub use alike::{awaits_expiry, LATE_EXPIRY};
 pub use belief::{
     belief_and_truth, belief_lane, BeliefSpan, BeliefTruth, Believes, Held, LeaseBook, Truth,
 };
 use numbers::Renumbering;
+pub use played::{Untold, ON_TIME};
 use premise::{latest_instant, signature, tone_of};
 pub use run_view::RunView;
 

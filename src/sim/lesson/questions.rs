@@ -81,19 +81,26 @@ impl Lesson {
                 source,
             };
         };
+        self.verdict_of(write, index)
+            .expect("first_write_at finds writes")
+    }
+
+    /// What the storage decided on `write`, as the answer to beat `index`'s question states
+    /// it: "REJECTED, token 1 < 2, the highest token 'file' has accepted." (`None`: no write).
+    pub fn verdict_of(&self, write: &Event, index: usize) -> Option<Caption> {
         let EventKind::Write { key, verdict, .. } = &write.kind else {
-            unreachable!("first_write_at finds writes")
+            return None;
         };
         let (word, tail, tone) = match verdict.outcome() {
             Outcome::Corrupted => ("ACCEPTED", " CORRUPTED DATA!", Tone::Corrupted),
             Outcome::Accepted => ("ACCEPTED", "", Tone::Plain),
             Outcome::Rejected => ("REJECTED", "", Tone::Rejected),
         };
-        Caption {
+        Some(Caption {
             text: format!("{word}, {}.{tail}", write_reason(verdict, key, &self.vocab)),
             tone,
-            source,
-        }
+            source: Source::Reveal { beat: index },
+        })
     }
 
     /// What beat `index`'s question reveals: the answer, and whether the prediction
