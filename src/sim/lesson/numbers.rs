@@ -79,7 +79,7 @@ impl Renumbering {
 pub(super) fn names_a_time(text: &str) -> bool {
     text.match_indices(|c: char| c.is_ascii_digit())
         .any(|(i, _)| {
-            is_time(&text[i..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '.'))
+            is_time(text[i..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '.'))
         })
 }
 
