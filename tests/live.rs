@@ -310,7 +310,78 @@ fn gc_pause(fenced: bool) {
     if !fenced {
         assert!(events.iter().any(|e| e["event"] == "corruption"));
     }
+    lesson_said(&events, fenced, [t1, t2, int(&third["token"])]);
     nothing_left(&run);
+}
+
+/// What the simulated lesson says of a gc-pause that etcd played as scripted: every beat's
+/// caption in order, each after its beat's events, in etcd's tokens; the question just before
+/// client 1's late write, and etcd's verdict just after.
+fn lesson_said(events: &[Value], fenced: bool, [t1, t2, t3]: [u64; 3]) {
+    let story = events
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let captions: Vec<(u64, &str)> = events
+        .iter()
+        .filter(|e| e["event"] == "caption")
+        .map(|e| (int(&e["beat"]), text(&e["says"])))
+        .collect();
+    let beats: Vec<u64> = captions.iter().map(|(b, _)| *b).collect();
+    assert_eq!(beats, (1..=13).collect::<Vec<_>>(), "{story}");
+    let said = |beat: u64| captions[beat as usize - 1].1;
+    assert_eq!(
+        said(5),
+        format!(
+            "Client 2 takes the lock and gets token {t2}: every grant gets a higher token than \
+             any before."
+        )
+    );
+    let (late_caption, question, answer) = if fenced {
+        (
+            format!(
+                "Client 1 writes with token {t1}. Storage has accepted token {t2} for this key: \
+                 {t1} < {t2}, REJECTED."
+            ),
+            format!("Will the storage accept client 1's write with token {t1}?"),
+            format!("REJECTED, token {t1} < {t2}, the highest token 'file' has accepted."),
+        )
+    } else {
+        (
+            format!(
+                "Client 1 writes with token {t1}. With no check it lands on client 2's data: \
+                 CORRUPTED DATA!"
+            ),
+            format!("Will the storage accept client 1's write with token {t1}?"),
+            format!(
+                "ACCEPTED, no check, although token {t1} < {t2}, the highest token 'file' had \
+                 accepted. CORRUPTED DATA!"
+            ),
+        )
+    };
+    assert_eq!(said(8), late_caption);
+    assert!(said(11).contains(&format!("token {t3}")), "{}", said(11));
+    let at = |name: &str| events.iter().position(|e| e["event"] == name).unwrap();
+    let late = events
+        .iter()
+        .position(|e| e["event"] == "write" && e["client"] == "client-1")
+        .unwrap();
+    assert_eq!(
+        (at("question"), at("answer")),
+        (late - 1, late + 1),
+        "{story}"
+    );
+    assert_eq!(text(&events[late - 1]["says"]), question);
+    assert_eq!(text(&events[late + 1]["says"]), answer);
+    // A beat's caption comes after its events and before the next beat's: the late write's
+    // caption (beat 8, at 16.5 s) after that write, before client 1's renewal at 17.5 s.
+    let caption_8 = events
+        .iter()
+        .position(|e| e["event"] == "caption" && e["beat"] == 8)
+        .unwrap();
+    let renewal = at("renew_refused");
+    assert!(late < caption_8 && caption_8 < renewal, "{story}");
 }
 
 /// network-delay: no pause; client 1's write, held 12 s by the client before it is sent,

@@ -12,8 +12,10 @@ use serde_json::Value;
 use super::http::{Connection, Url};
 
 /// gRPC's codes for "try again, maybe elsewhere": UNAVAILABLE and DEADLINE_EXCEEDED (etcd's "no
-/// leader", "leader changed", "request timed out").
-const RETRYABLE: [i64; 2] = [14, 4];
+/// leader", "leader changed", "request timed out"), and CANCELLED, which a member being shut
+/// down (SIGTERM, `systemctl stop`) answers ("grpc: the client connection is closing"): the
+/// lesson cancels no request of its own.
+const RETRYABLE: [i64; 3] = [14, 4, 1];
 
 /// Why a call failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -256,6 +258,16 @@ mod tests {
     /// A member that answers, one HTTP/1.0 reply per connection: "no leader" to the first
     /// `electing` requests, then an answer.
     fn electing_member(electing: usize) -> Url {
+        member(
+            electing,
+            "503 Service Unavailable",
+            r#"{"error":"etcdserver: no leader","message":"etcdserver: no leader","code":14}"#,
+        )
+    }
+
+    /// A member that answers the first `failing` requests with `status` and `failure`, and
+    /// then with an answer.
+    fn member(failing: usize, status: &'static str, failure: &'static str) -> Url {
         use std::io::{Read, Write};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -266,11 +278,8 @@ mod tests {
                 };
                 let mut request = [0; 4096];
                 let _ = socket.read(&mut request);
-                let (status, body) = if n < electing {
-                    (
-                        "503 Service Unavailable",
-                        r#"{"error":"etcdserver: no leader","message":"etcdserver: no leader","code":14}"#,
-                    )
+                let (status, body) = if n < failing {
+                    (status, failure)
                 } else {
                     ("200 OK", r#"{"header":{"revision":"9"}}"#)
                 };
@@ -311,6 +320,26 @@ mod tests {
         let answer = electing.call("/v3/kv/range", &json!({})).unwrap();
         assert_eq!(revision_of(&answer), Some(9));
         assert!(started.elapsed() > Duration::from_millis(300));
+    }
+
+    /// A member being shut down answers CANCELLED ("the client connection is closing"): the
+    /// call goes to the next member, as for any failover, and is answered there.
+    #[test]
+    fn a_member_shutting_down_sends_the_call_to_the_next() {
+        let closing = member(
+            usize::MAX,
+            "503 Service Unavailable",
+            r#"{"error":"grpc: the client connection is closing","message":"grpc: the client connection is closing","code":1}"#,
+        );
+        let timeout = Duration::from_millis(200);
+        let mut etcd = Etcd::new(
+            &[closing, member(0, "", "")],
+            timeout,
+            Duration::from_secs(5),
+        );
+        let answer = etcd.call("/v3/kv/range", &json!({})).unwrap();
+        assert_eq!(revision_of(&answer), Some(9));
+        assert!(etcd.moved.is_some(), "the move is told");
     }
 
     fn revision_of(answer: &Value) -> Option<i64> {
