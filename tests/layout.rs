@@ -327,6 +327,23 @@ fn check_whole(app: &App, w: u16, h: u16, context: &str) {
         }
         assert!(!row.contains('…'), "{context}: {row}");
     }
+    // Every key the panel has room for is shown with its value whole (the author column gives
+    // way first, then the value goes on under its column); a key with no room is counted.
+    let counted = storage.iter().any(|r| r.contains("more key"));
+    for (key, _) in world.storage_entries() {
+        let shown = storage.iter().any(|r| {
+            r.get(2..)
+                .is_some_and(|r| r.starts_with(&format!("{key} ")))
+        });
+        assert!(
+            shown || counted,
+            "{context}: {key} is neither shown nor counted\n{text}"
+        );
+    }
+    assert!(
+        !storage.iter().any(|r| r.contains('…')),
+        "{context}: the storage panel cuts something:\n{text}"
+    );
 
     // The lock panel's tokens.
     let (_, lock_panel) = common::boxed(&lines, "Lock")

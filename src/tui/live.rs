@@ -18,9 +18,9 @@ use ratatui::{Terminal, TerminalOptions, Viewport};
 use super::action::Action;
 use super::app::{Mode, Overlay};
 use super::frame::{
-    duration, event_role, verdict_line, CaptionData, ClientRow, EventLine, FooterData, FrameData,
-    HeaderData, Holder, KeyRow, LockLines, LockPanelData, LockRow, StorageData, TimelineData,
-    EVENTS_DESCRIBED,
+    duration, event_role, verdict_line, Author, CaptionData, ClientRow, EventLine, FooterData,
+    FrameData, HeaderData, Holder, KeyRow, LockLines, LockPanelData, LockRow, StorageData,
+    TimelineData, EVENTS_DESCRIBED,
 };
 use super::frame::{flights, Field};
 use super::keys::{self, Hint, KeyPress};
@@ -326,10 +326,7 @@ fn storage(board: &Board) -> StorageData {
                 value: row.value.clone(),
                 highest: Some(highest),
                 by: row.by.map(|(client, token)| {
-                    (
-                        format!("{client} ({})", marks.compact(token)),
-                        format!("c{} ({})", client.number(), marks.compact(token)),
-                    )
+                    Author::new(client, Some((token, marks)), token == highest)
                 }),
                 corrupted: row
                     .by

@@ -15,7 +15,7 @@ use super::app::{Action, App, Mode, Overlay};
 
 pub use header::{Field, HeaderData, HEADER_KEPT};
 pub use panels::{
-    verdict_line, Holder, KeyRow, LockLines, LockPanelData, StorageData, VerdictLine,
+    verdict_line, Author, Holder, KeyRow, LockLines, LockPanelData, StorageData, VerdictLine,
 };
 pub(in crate::tui) use text::event_role;
 pub use text::{duration, CaptionData, EventLine, FooterData, EVENTS_DESCRIBED};

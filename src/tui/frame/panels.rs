@@ -47,10 +47,47 @@ pub struct KeyRow {
     pub value: String,
     /// The key's highest accepted token; `None` where there are no tokens to keep.
     pub highest: Option<u64>,
-    /// Who wrote the current value (and with which token): long and short forms.
-    pub by: Option<(String, String)>,
+    /// Who wrote the current value, and with which token.
+    pub by: Option<Author>,
     /// The current value came from a stale accepted write: (its token, the key's highest).
     pub corrupted: Option<(u64, u64)>,
+}
+
+/// Who wrote a key's value, with its token, in three widths: "client-1 (rev 3)", "c1 (rev 3)",
+/// and the fewest characters: "c1" where the token is the key's highest (the highest column
+/// shows it), else "c1 (r3)".
+#[derive(Clone, Debug, PartialEq)]
+pub struct Author {
+    pub long: String,
+    pub short: String,
+    pub bare: String,
+}
+
+impl Author {
+    /// `client`'s value, written with `token` in `marks` (`None`: no tokens here); `highest`:
+    /// whether that token is the key's highest.
+    pub fn new(client: ClientId, token: Option<(u64, Marks)>, highest: bool) -> Author {
+        let short_name = format!("c{}", client.number());
+        match token {
+            Some((token, marks)) => {
+                let shown = marks.of_token(token);
+                Author {
+                    long: format!("{client} ({shown})"),
+                    short: format!("{short_name} ({shown})"),
+                    bare: if highest {
+                        short_name
+                    } else {
+                        format!("{short_name} ({})", marks.compact(token))
+                    },
+                }
+            }
+            None => Author {
+                long: client.to_string(),
+                short: short_name.clone(),
+                bare: short_name,
+            },
+        }
+    }
 }
 
 /// A write's verdict as a panel's last line shows it, in parts: "✗ REJECTED t1 < t2 ·
@@ -209,16 +246,9 @@ pub(super) fn storage(app: &App, world: &World) -> StorageData {
         .storage_entries()
         .into_iter()
         .map(|(key, stored)| KeyRow {
-            by: world.authors().get(&key).map(|client| {
-                if tokens {
-                    let token = marks.of_token(stored.value_token);
-                    (
-                        format!("{client} ({token})"),
-                        format!("c{} ({token})", client.number()),
-                    )
-                } else {
-                    (client.to_string(), format!("c{}", client.number()))
-                }
+            by: world.authors().get(&key).map(|&client| {
+                let token = tokens.then_some((stored.value_token, marks));
+                Author::new(client, token, stored.value_token == stored.highest)
             }),
             corrupted: (stored.value_token < stored.highest)
                 .then_some((stored.value_token, stored.highest)),

@@ -42,6 +42,27 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// `text` in lines of at most `width` columns, every character kept (spaces too, so a value is
+/// shown exactly as stored): each line breaks after its last space when the text goes on, or
+/// at the width inside a word longer than a line.
+pub fn wrap_exact(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while self::width(rest) > width {
+        let (head, _) = split_at_width(rest, width);
+        let cut = match head.rfind(' ') {
+            Some(i) if i > 0 => i + 1,
+            _ => head.len(),
+        };
+        let (line, tail) = rest.split_at(cut);
+        lines.push(line.to_owned());
+        rest = tail;
+    }
+    lines.push(rest.to_owned());
+    lines
+}
+
 /// `text` split where its first part is as wide as fits in `width` columns (at least one
 /// character, so a split always moves on).
 fn split_at_width(text: &str, width: usize) -> (&str, &str) {
@@ -98,6 +119,12 @@ mod tests {
         assert_eq!(wrap("", 5), [""]);
         assert_eq!(clip("inventory", 6), "inven…");
         assert_eq!(clip("orders", 6), "orders");
+        assert_eq!(
+            wrap_exact("\"client 1's  second report\"", 12),
+            ["\"client 1's ", " second ", "report\""]
+        );
+        assert_eq!(wrap_exact("abcdefgh", 3), ["abc", "def", "gh"]);
+        assert_eq!(wrap_exact("short", 9), ["short"]);
     }
 
     #[test]

@@ -8,9 +8,11 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use super::fit::{clip, pad, width};
+use super::fit::{clip, pad, width, wrap_exact};
 use crate::sim::text::counted;
-use crate::tui::frame::{Holder, KeyRow, LockLines, LockPanelData, StorageData, VerdictLine};
+use crate::tui::frame::{
+    Author, Holder, KeyRow, LockLines, LockPanelData, StorageData, VerdictLine,
+};
 use crate::tui::theme::{Role, Theme};
 
 /// How many lines the lock panel wants inside its border.
@@ -242,13 +244,33 @@ struct Columns {
     high: usize,
     /// 0: no author column.
     by: usize,
-    /// The author's long form ("client-1 (t1)") rather than the short ("c1 (t1)").
-    long: bool,
+    /// Which of the author's forms the column shows.
+    form: AuthorForm,
+}
+
+/// The author's long form ("client-1 (t1)"), its short one ("c1 (t1)"), or the bare client
+/// ("c1") where the token is the highest column's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AuthorForm {
+    Long,
+    Short,
+    Bare,
+}
+
+impl AuthorForm {
+    fn of(self, author: &Author) -> &str {
+        match self {
+            AuthorForm::Long => &author.long,
+            AuthorForm::Short => &author.short,
+            AuthorForm::Bare => &author.bare,
+        }
+    }
 }
 
 impl Columns {
     /// The value comes first; the author column takes its short form when the long one would
-    /// cut a value. Two columns for the corruption mark: "! " before a key whose value is stale.
+    /// cut a value, and its bare one when the short would. Two columns for the corruption mark:
+    /// "! " before a key whose value is stale.
     fn of(data: &StorageData, w: usize) -> Columns {
         let key = data
             .rows
@@ -264,36 +286,47 @@ impl Columns {
             .map(|r| width(&r.value) + 2)
             .max()
             .unwrap_or(5);
-        let widest = |long: bool| {
+        let widest = |form: AuthorForm| {
             data.rows
                 .iter()
-                .filter_map(|r| r.by.as_ref().map(|b| width(if long { &b.0 } else { &b.1 })))
+                .filter_map(|r| r.by.as_ref().map(|b| width(form.of(b))))
                 .max()
         };
         let fixed = 2 + key + 1 + high + 1;
-        // The long form's heading is "written by".
-        let (by, long) = match (widest(true).map(|l| l.max(10)), widest(false)) {
-            (Some(l), _) if w >= fixed + value_need + l + 2 => (l + 2, true),
-            (_, Some(s)) => (s + 2, false),
-            _ => (0, false),
+        let fits = |by: usize| w >= fixed + value_need + by + 2;
+        // The long form's heading is "written by", the others' "by".
+        let long = widest(AuthorForm::Long).map(|l| l.max(10));
+        let short = widest(AuthorForm::Short);
+        let bare = widest(AuthorForm::Bare).map(|b| b.max(2));
+        let (by, form) = match (long, short, bare) {
+            (Some(l), _, _) if fits(l) => (l + 2, AuthorForm::Long),
+            (_, Some(s), _) if fits(s) => (s + 2, AuthorForm::Short),
+            (_, _, Some(b)) => (b + 2, AuthorForm::Bare),
+            _ => (0, AuthorForm::Short),
         };
         Columns {
             key,
             value: w.saturating_sub(fixed + by).max(5),
             high,
             by,
-            long,
+            form,
         }
     }
 }
 
-/// The heading and one line per key; every key gets a line before the heading does, and keys
-/// that do not fit are counted.
+/// The heading and each key's lines (a value too long for its column goes on under it, never
+/// cut); every key gets its lines before the heading does, and keys that do not fit are counted.
 fn table_lines(data: &StorageData, c: &Columns, avail: usize, theme: &Theme) -> Vec<Line<'static>> {
     let w = 2 + c.key + 1 + c.value + c.high + c.by;
-    let keys_fit = data.rows.len() <= avail;
+    let rows: Vec<Vec<Line<'static>>> = data
+        .rows
+        .iter()
+        .map(|r| key_lines(r, c, w, theme))
+        .collect();
+    let needed: usize = rows.iter().map(Vec::len).sum();
+    let keys_fit = needed <= avail;
     let mut lines = Vec::new();
-    if data.rows.len() < avail {
+    if needed < avail {
         let (key_w, value_w, high_w) = (c.key, c.value, c.high);
         let highest = if c.high > 0 { "highest" } else { "" };
         let mut heading = format!(
@@ -301,20 +334,29 @@ fn table_lines(data: &StorageData, c: &Columns, avail: usize, theme: &Theme) -> 
             "key", "value", highest
         );
         if c.by > 0 {
-            heading.push_str(if c.long { "  written by" } else { "  by" });
+            let long = c.form == AuthorForm::Long;
+            heading.push_str(if long { "  written by" } else { "  by" });
         }
         lines.push(Line::styled(clip(&heading, w), theme.style(Role::Dim)));
     }
-    let key_room = if keys_fit {
-        data.rows.len()
+    // Room for whole keys, and a line to count the rest when not all fit.
+    let room = if keys_fit {
+        avail
     } else {
         avail.saturating_sub(1)
     };
-    for row in data.rows.iter().take(key_room) {
-        lines.push(key_line(row, c, w, theme));
+    let mut shown = 0;
+    let mut used = 0;
+    for row in &rows {
+        if used + row.len() > room {
+            break;
+        }
+        used += row.len();
+        shown += 1;
+        lines.extend(row.iter().cloned());
     }
-    if !keys_fit {
-        let more = (data.rows.len() - key_room) as u64;
+    if shown < rows.len() {
+        let more = (rows.len() - shown) as u64;
         lines.push(Line::styled(
             format!("+{}", counted(more, "more key", "more keys")),
             theme.style(Role::Dim),
@@ -328,26 +370,32 @@ fn table_lines(data: &StorageData, c: &Columns, avail: usize, theme: &Theme) -> 
     lines
 }
 
-fn key_line(row: &KeyRow, c: &Columns, w: usize, theme: &Theme) -> Line<'static> {
+/// A key's line, and the lines its value goes on to under the value column when it is longer.
+fn key_lines(row: &KeyRow, c: &Columns, w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let (key_w, value_w, high_w) = (c.key, c.value, c.high);
     let highest = row.highest.map(|h| h.to_string()).unwrap_or_default();
+    let value = wrap_exact(&format!("\"{}\"", row.value), value_w);
     let mut text = format!(
         "{} {} {}{:>high_w$}",
         if row.corrupted.is_some() { "!" } else { " " },
         pad(&clip(&row.key, key_w), key_w),
-        pad(&clip(&format!("\"{}\"", row.value), value_w), value_w),
+        pad(&value[0], value_w),
         highest
     );
-    if let Some((by_long, by_short)) = &row.by {
+    if let Some(author) = &row.by {
         text.push_str("  ");
-        text.push_str(if c.long { by_long } else { by_short });
+        text.push_str(c.form.of(author));
     }
     let style = if row.corrupted.is_some() {
         theme.style(Role::Corrupted)
     } else {
         Style::new()
     };
-    Line::styled(clip(&text, w), style)
+    let indent = " ".repeat(2 + key_w + 1);
+    std::iter::once(text)
+        .chain(value[1..].iter().map(|more| format!("{indent}{more}")))
+        .map(|text| Line::styled(clip(&text, w), style))
+        .collect()
 }
 
 /// "✗ REJECTED t1 < t2 · client-1 → file · 16.5 s". The mark, the word, the tokens, the client
