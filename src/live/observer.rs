@@ -191,3 +191,51 @@ fn read(etcd: &mut Etcd, layout: &Layout, start: Instant) -> Result<Seen, EtcdEr
         locks,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A member's answer to `maintenance/status`, as the gateway writes one (ids as strings of
+    /// digits: a member id may pass i64's range).
+    fn status(member: u64, leader: u64, term: u64) -> serde_json::Value {
+        json!({
+            "header": {"member_id": member.to_string(), "raft_term": term.to_string()},
+            "leader": leader.to_string(),
+            "raftTerm": term.to_string(),
+        })
+    }
+
+    /// The leader is the one members of the highest term name: a member still in an old term
+    /// (cut off, or not yet told) is not believed; a term where none is named has no leader.
+    #[test]
+    fn the_leader_is_the_one_the_newest_term_names() {
+        let (a, b, c) = (0xaa, u64::MAX - 1, 0xcc);
+        let answers = vec![
+            ("http://a".to_owned(), status(a, a, 2)),
+            ("http://b".to_owned(), status(b, c, 3)),
+            ("http://c".to_owned(), status(c, c, 3)),
+        ];
+        let told = leadership_of(&answers, vec!["http://d".into()], Duration::from_secs(6));
+        assert_eq!(told.leader.as_deref(), Some("cc"));
+        assert_eq!(told.term, 3);
+        assert_eq!(told.silent, ["http://d"]);
+        assert_eq!(
+            told.members,
+            [
+                ("aa".to_owned(), "http://a".to_owned()),
+                (format!("{b:x}"), "http://b".to_owned()),
+                ("cc".to_owned(), "http://c".to_owned()),
+            ]
+        );
+        let electing = vec![
+            ("http://a".to_owned(), status(a, a, 2)),
+            ("http://b".to_owned(), status(b, 0, 4)),
+        ];
+        let told = leadership_of(&electing, vec![], Duration::ZERO);
+        assert_eq!((told.leader, told.term), (None, 4));
+        let none = leadership_of(&[], vec!["http://a".into()], Duration::ZERO);
+        assert_eq!((none.leader, none.term, none.members.len()), (None, 0, 0));
+    }
+}
