@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use super::live::{counts, ttl_sentence};
+use super::live::counts;
 use super::Failure;
 use crate::live::{self, Fault, Said, Settings, Start};
 use crate::sim::board::Board;
@@ -33,7 +33,7 @@ pub(super) fn run_tui(settings: &Settings) -> Result<ExitCode, Failure> {
                     Said::Start(start) => {
                         b.end = start.end;
                         b.ttl = Some(start.ttl_granted.max(0) as Ms * 1000);
-                        b.about = about_lines(&start, &scenario, settings.fencing);
+                        b.about = about_lines(&start);
                     }
                     Said::Event { event, .. } => b.apply(event),
                     Said::Storage(rows) => b.set_storage(rows),
@@ -125,9 +125,10 @@ fn capitalized(text: &str) -> String {
     }
 }
 
-/// The lines the UI's header and footer say about where the run happens.
-fn about_lines(start: &Start, scenario: &Scenario, fencing: bool) -> Vec<String> {
-    // The header's line is short: the first endpoint, and how many more.
+/// What the UI's header says of where the run happens: "etcd 3.4.23 at 127.0.0.1:2379" (the
+/// lesson's own) or "etcd at 127.0.0.1:23791 +2" (the first endpoint, and how many more), and
+/// the short form for a header with less room, "etcd 127.0.0.1:23791".
+fn about_lines(start: &Start) -> Vec<String> {
     let first = start.endpoints.first().map_or("", String::as_str);
     let first = first.strip_prefix("http://").unwrap_or(first);
     let more = match start.endpoints.len() {
@@ -138,15 +139,5 @@ fn about_lines(start: &Start, scenario: &Scenario, fencing: bool) -> Vec<String>
         Some(p) => format!("etcd {} at {first}", p.version),
         None => format!("etcd at {first}{more}"),
     };
-    let check = if fencing {
-        "a write is one etcd txn: refused if highest > token"
-    } else {
-        "no check: a write's txn puts the value whatever its token"
-    };
-    vec![
-        etcd,
-        format!("keys {}", start.prefix),
-        check.to_owned(),
-        ttl_sentence(scenario.lease_seconds, start.ttl_asked, start.ttl_granted),
-    ]
+    vec![etcd, format!("etcd {first}")]
 }

@@ -34,7 +34,7 @@ pub struct Board {
     fencing: bool,
     stats: Stats,
     now: Ms,
-    /// Lines that say where the run happens (etcd, its keys, the lease's rounding).
+    /// What the header says of where the run happens: a long form, then a short one.
     pub about: Vec<String>,
     /// How the run ended, once it has.
     pub ended: Option<String>,

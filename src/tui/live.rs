@@ -145,6 +145,12 @@ fn live_vocab(board: &Board) -> Vocab {
 }
 
 fn header(board: &Board) -> HeaderData {
+    // The board's first two lines about the run: the header's progress, long and short.
+    let about = |i: usize, before: &str| match (&board.ended, board.about.get(i)) {
+        (Some(_), _) => "lesson over".to_owned(),
+        (None, Some(line)) => line.clone(),
+        (None, None) => before.to_owned(),
+    };
     let scenario = &board.setup().scenario;
     let fencing = if board.fencing() {
         Field {
@@ -179,15 +185,8 @@ fn header(board: &Board) -> HeaderData {
         title: scenario.title.clone(),
         short_title: scenario.short_title.clone(),
         // After the end, no endpoint: the lesson's own etcd is stopped by then.
-        progress: if board.ended.is_some() {
-            "lesson over".into()
-        } else {
-            board
-                .about
-                .first()
-                .cloned()
-                .unwrap_or_else(|| "starting etcd".into())
-        },
+        progress: about(0, "starting etcd"),
+        short_progress: about(1, "etcd"),
     }
 }
 

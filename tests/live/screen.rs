@@ -73,7 +73,7 @@ fn the_live_screen_is_the_lesson_s_screen() {
         "t = 12.5 s real",
         "client-2  rev 4",
         "\"client 2's data\"",
-        "c2 (r4)",
+        "c2 (rev 4)",
         "r2 ",
         "ended 2.2 s ago",
         "12.003 client-2 writes \"client 2's data\" to file with revision 4",
@@ -95,7 +95,10 @@ fn the_live_screen_shows_etcd_s_truth_and_etcd_s_revisions() {
     let scenario = std::sync::Arc::new(Scenario::built_in("gc-pause").unwrap());
     let mut board = Board::new(Setup::new(scenario));
     board.ttl = Some(10_000);
-    board.about = vec!["etcd at 127.0.0.1:23791 +2".into()];
+    board.about = vec![
+        "etcd at 127.0.0.1:23791 +2".into(),
+        "etcd 127.0.0.1:23791".into(),
+    ];
     let (c1, lock) = (ClientId::ALL[0], LockId::FIRST);
     board.apply(Event {
         t: 4,
@@ -124,7 +127,8 @@ fn the_live_screen_shows_etcd_s_truth_and_etcd_s_revisions() {
         "granted 7.7 s  TTL to 17.7 s",
         "live 6.2 s",
         "TTL 10.0 s",
-        "etcd at 127.0.0.1:23791 +2",
+        // At 80 columns the endpoint's short form, so the title stays whole.
+        "  etcd 127.0.0.1:23791",
     ] {
         assert!(
             screen.contains(wanted),
@@ -146,4 +150,33 @@ fn the_live_screen_shows_etcd_s_truth_and_etcd_s_revisions() {
         over.lines().nth(1).unwrap().contains("lesson over"),
         "{over}"
     );
+}
+
+/// At 80 columns the live header cuts no lesson's title: on a three-node cluster the endpoint
+/// gives way to its short form ("etcd 127.0.0.1:23791", without "at" and "+2") first.
+#[test]
+fn the_live_header_cuts_no_title_at_80_columns() {
+    for scenario in Scenario::all_built_in() {
+        if fencing_lab::live::plan::refusal(scenario).is_some() {
+            continue;
+        }
+        let name = scenario.name.clone();
+        let titles = [scenario.title.clone(), scenario.short_title.clone()];
+        let mut board = Board::new(Setup::new(std::sync::Arc::new(scenario.clone())));
+        board.about = vec![
+            "etcd at 127.0.0.1:23791 +2".into(),
+            "etcd 127.0.0.1:23791".into(),
+        ];
+        board.tick(1_000);
+        let screen = fencing_lab::tui::live_text(&board, 80, 24);
+        let header = screen.lines().nth(1).unwrap();
+        assert!(
+            titles
+                .iter()
+                .any(|title| header.contains(&format!("{name}: {title}"))),
+            "{name}'s title is not whole: {header}"
+        );
+        assert!(!header.contains('…'), "{name}'s title is cut: {header}");
+        assert!(header.contains("127.0.0.1:23791"), "{name}: {header}");
+    }
 }

@@ -249,6 +249,20 @@ mod tests {
             !awaits_expiry(&granted, 5_002, 5_500),
             "it ends in a later window"
         );
+        // A renewal's end replaces the grant's; another lease's end is its own.
+        let mut renewed = granted.clone();
+        renewed.push(at(
+            3_000,
+            EventKind::Renew {
+                client: ClientId::ALL[0],
+                lock: LockId(0),
+                token: 5,
+                expires_at: 8.001,
+            },
+        ));
+        assert!(!awaits_expiry(&renewed, 5_499, 5_500));
+        renewed.push(grant(3_100, 6, 5.2));
+        assert!(awaits_expiry(&renewed, 5_499, 5_500));
         let mut ended = granted.clone();
         ended.push(expire(5_502, 5));
         assert!(!awaits_expiry(&ended, 5_499, 5_502));

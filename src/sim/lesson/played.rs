@@ -100,7 +100,12 @@ impl Lesson {
         let scenario = &self.scenario;
         let so_far = in_window(scenario, run, Some(index), write.t);
         // Only the first such write of the beat's window is the one asked about.
-        if so_far.iter().any(|e| is_asked_kind(e, beat)) || !is_asked_kind(write, beat) {
+        let first = so_far
+            .iter()
+            .copied()
+            .chain([write])
+            .find(|e| is_asked_kind(e, beat));
+        if !first.is_some_and(|e| std::ptr::eq(e, write)) {
             return None;
         }
         let reference = self.reference(variant);
@@ -354,6 +359,29 @@ mod tests {
                     };
                     let told = lesson.caption_played(&late, variant, index, upto);
                     let had_events = live.iter().any(|e| scenario.beat_at(e.t) == Some(index));
+                    // Exactly ON_TIME late, even a caption naming a time is told.
+                    let just_on_time: Vec<Event> = live
+                        .iter()
+                        .map(|e| {
+                            let mut e = e.clone();
+                            if scenario.beat_at(e.t) == Some(index) {
+                                let drift = e.t.saturating_sub(scenario.beats[index].at);
+                                e.t = e.t - drift + ON_TIME.min(upto - scenario.beats[index].at);
+                            }
+                            e
+                        })
+                        .collect();
+                    let reference = lesson.reference(variant);
+                    let exact = reference.iter().all(|e| {
+                        scenario.beat_at(e.t) != Some(index) || e.t == scenario.beats[index].at
+                    });
+                    if exact && upto - scenario.beats[index].at >= ON_TIME {
+                        assert_eq!(
+                            lesson.caption_played(&just_on_time, variant, index, upto),
+                            Ok(on_time.clone()),
+                            "{name} {variant:?} beat {index}: {ON_TIME} ms late is on time"
+                        );
+                    }
                     if names_a_time(&on_time.text) && had_events {
                         assert!(
                             matches!(told, Err(Untold::Late(d)) if d >= 300),
@@ -370,6 +398,111 @@ mod tests {
         assert!(
             late_told > 20,
             "captions naming no time are told late: {late_told}"
+        );
+    }
+
+    /// The question is asked only of the write it names: the asked write of every lesson under
+    /// every setting, with another value, key, token or client, is asked nothing.
+    #[test]
+    fn a_question_is_asked_only_of_the_write_it_names() {
+        let mut tried = 0;
+        for name in Scenario::built_in_names() {
+            let lesson = lesson(name);
+            let scenario = lesson.scenario().clone();
+            for variant in Variant::ALL {
+                let live = as_live(&lesson, lesson.reference(variant));
+                let asked = live
+                    .iter()
+                    .enumerate()
+                    .find(|(i, w)| lesson.question_played(&live[..*i], variant, w).is_some());
+                let Some((i, write)) = asked else {
+                    assert!(
+                        scenario.beats.iter().all(|b| b.ask.is_none()),
+                        "{name} {variant:?} asks nothing"
+                    );
+                    continue;
+                };
+                for change in 0..4 {
+                    let mut other = write.clone();
+                    let EventKind::Write {
+                        client,
+                        key,
+                        value,
+                        verdict,
+                        ..
+                    } = &mut other.kind
+                    else {
+                        unreachable!("a question is asked of a write")
+                    };
+                    match change {
+                        0 => value.push('!'),
+                        1 => key.push('!'),
+                        2 => verdict.token += 1,
+                        _ => *client = ClientId::ALL[(client.index() + 1) % 3],
+                    }
+                    let question = lesson.question_played(&live[..i], variant, &other);
+                    assert_eq!(question, None, "{name} {variant:?}: {other:?}");
+                    tried += 1;
+                }
+            }
+        }
+        assert!(tried >= 40, "{tried}");
+    }
+
+    /// A sentence written only for the seed's rule is told of an unfenced run only where it
+    /// names no setting and the two scripted runs agree: "fencing on" is never told of a run
+    /// without it, nor a beat whose write the two settings decide otherwise.
+    #[test]
+    fn a_sentence_for_the_seeds_rule_stands_elsewhere_only_where_true() {
+        let text = r#"
+title = "t"
+lease = 10.0
+lock = "l"
+end = 6.0
+[[beat]]
+at = 0.0
+client = 1
+do = "acquire"
+caption = "With fencing on, client 1 takes the lock."
+[[beat]]
+at = 1.0
+client = 2
+do = "acquire"
+caption = "Client 2 is refused."
+[[beat]]
+at = 2.0
+client = 2
+do = "write"
+key = "k"
+value = "v"
+token = 1
+caption = "Client 2 writes with client 1's token 1: accepted."
+[[beat]]
+at = 3.0
+client = 1
+do = "write"
+key = "k"
+value = "w"
+caption = "Client 1 writes too."
+"#;
+        let scenario = Arc::new(Scenario::parse("t", "a test", text).unwrap());
+        let lesson = Lesson::new(scenario.clone(), 1, Vocab::plain(&scenario.locks));
+        let run = lesson.reference(Variant::Unfenced).to_vec();
+        let told = |index| lesson.caption_played(&run, Variant::Unfenced, index, 5_999);
+        assert_eq!(told(0), Err(Untold::NoSentence), "it names fencing");
+        assert!(told(1).is_ok(), "{:?}", told(1));
+        assert_eq!(told(2), Err(Untold::NoSentence), "no check judged it");
+        let run = lesson.reference(Variant::Strict).to_vec();
+        let strict = |index| lesson.caption_played(&run, Variant::Strict, index, 5_999);
+        assert!(
+            strict(2).is_ok(),
+            "both checks accept token 1 first: {:?}",
+            strict(2)
+        );
+        assert_eq!(
+            strict(3),
+            Err(Untold::NoSentence),
+            "the strict check refuses 1 after 1"
         );
     }
 

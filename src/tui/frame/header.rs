@@ -25,6 +25,8 @@ pub struct HeaderData {
     pub title: String,
     pub short_title: String,
     pub progress: String,
+    /// What takes `progress`'s place when the short title would not fit beside it.
+    pub short_progress: String,
 }
 
 /// How many header fields never give way: fencing, the storage's rule and the time.
@@ -60,6 +62,7 @@ pub(super) fn header(app: &App) -> HeaderData {
         title: vocab.say_script(&scenario.title),
         short_title: vocab.say_script(&scenario.short_title),
         progress: progress(app, world),
+        short_progress: progress(app, world),
     }
 }
 

@@ -46,10 +46,17 @@ impl Widget for Header<'_> {
         if area.height < 2 {
             return;
         }
-        let progress = format!(" {} ", data.progress);
-        let title_room = room.saturating_sub(width(&progress));
         let name = format!(" {}: ", data.name);
-        let text_room = title_room.saturating_sub(width(&name) + 1);
+        let text_room_beside =
+            |progress: &str| room.saturating_sub(width(progress) + width(&name) + 1);
+        // The progress gives way to its short form before the title is cut.
+        let progress = [&data.progress, &data.short_progress]
+            .map(|p| format!(" {p} "))
+            .into_iter()
+            .find(|p| width(&data.short_title) <= text_room_beside(p))
+            .unwrap_or_else(|| format!(" {} ", data.short_progress));
+        let title_room = room.saturating_sub(width(&progress));
+        let text_room = text_room_beside(&progress);
         let title = if width(&data.title) <= text_room {
             data.title.clone()
         } else {
