@@ -449,6 +449,44 @@ mod tests {
         assert!(tried >= 40, "{tried}");
     }
 
+    /// The question is asked of its write even when other events come first in its window
+    /// (here the writer's lease ends at that very instant).
+    #[test]
+    fn a_question_is_asked_of_its_write_after_other_events_of_its_window() {
+        let text = r#"
+title = "t"
+lease = 2.0
+lock = "l"
+end = 4.0
+[[beat]]
+at = 0.0
+client = 1
+do = "acquire"
+caption = "Client 1 takes the lock."
+[[beat]]
+at = 2.0
+client = 1
+do = "write"
+key = "k"
+value = "v"
+ask = "Will the storage accept client 1's write with token 1?"
+caption = "Client 1 writes as its lease ends."
+"#;
+        let scenario = Arc::new(Scenario::parse("t", "a test", text).unwrap());
+        let lesson = Lesson::new(scenario.clone(), 1, Vocab::plain(&scenario.locks));
+        let run = lesson.reference(Variant::Fenced).to_vec();
+        let at = run
+            .iter()
+            .position(|e| matches!(e.kind, EventKind::Write { .. }))
+            .unwrap();
+        assert!(
+            run[..at].iter().any(|e| e.t == 2_000),
+            "something comes first at 2 s: {run:?}"
+        );
+        let asked = lesson.question_played(&run[..at], Variant::Fenced, &run[at]);
+        assert_eq!(asked.map(|q| q.source), Some(Source::Question { beat: 1 }));
+    }
+
     /// A sentence written only for the seed's rule is told of an unfenced run only where it
     /// names no setting and the two scripted runs agree: "fencing on" is never told of a run
     /// without it, nor a beat whose write the two settings decide otherwise.
