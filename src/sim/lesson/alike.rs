@@ -17,14 +17,8 @@ pub(super) fn instants(events: &[Event]) -> Vec<Ms> {
     events
         .iter()
         .map(|e| match e.kind {
-            EventKind::Grant {
-                token, expires_at, ..
-            }
-            | EventKind::Renew {
-                token, expires_at, ..
-            } => {
-                planned.retain(|(t, _)| *t != token);
-                planned.push((token, (expires_at * 1000.0).round() as Ms));
+            EventKind::Grant { .. } | EventKind::Renew { .. } => {
+                plan(&mut planned, &e.kind);
                 e.t
             }
             EventKind::Expire { token, .. } => planned
@@ -38,21 +32,28 @@ pub(super) fn instants(events: &[Event]) -> Vec<Ms> {
         .collect()
 }
 
+/// Notes the end a grant or a renewal plans for its lease (in ms), in place of the lease's
+/// earlier one.
+fn plan(planned: &mut Vec<(u64, Ms)>, kind: &EventKind) {
+    if let EventKind::Grant {
+        token, expires_at, ..
+    }
+    | EventKind::Renew {
+        token, expires_at, ..
+    } = *kind
+    {
+        planned.retain(|(t, _)| *t != token);
+        planned.push((token, (expires_at * 1000.0).round() as Ms));
+    }
+}
+
 /// Whether a lease planned to end by `upto` has not yet been seen to end, renew or go, and
 /// `now` is still within [`LATE_EXPIRY`] of its end: its expiry is on its way.
 pub fn awaits_expiry(events: &[Event], upto: Ms, now: Ms) -> bool {
     let mut live: Vec<(u64, Ms)> = Vec::new();
     for e in events {
         match e.kind {
-            EventKind::Grant {
-                token, expires_at, ..
-            }
-            | EventKind::Renew {
-                token, expires_at, ..
-            } => {
-                live.retain(|(t, _)| *t != token);
-                live.push((token, (expires_at * 1000.0).round() as Ms));
-            }
+            EventKind::Grant { .. } | EventKind::Renew { .. } => plan(&mut live, &e.kind),
             EventKind::Expire { token, .. }
             | EventKind::Release { token, .. }
             | EventKind::RenewRefused { token, .. } => live.retain(|(t, _)| *t != token),
