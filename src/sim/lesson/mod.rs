@@ -33,7 +33,7 @@ pub use belief::{
 };
 use numbers::Renumbering;
 pub use played::{Untold, ON_TIME};
-use premise::{latest_instant, signature, tone_of};
+use premise::{latest_instant, signature, tone_of, window_end};
 pub use run_view::RunView;
 
 /// Whether a caption speaks of a storage setting other than `now`: "fencing on" while fencing is
@@ -225,12 +225,7 @@ impl Lesson {
                 return self.generated(run, None, at, t);
             }
         }
-        let window_end = if last {
-            beat.at
-        } else {
-            beats[index + 1].at - 1
-        }
-        .min(t);
+        let window_end = window_end(beats, index).min(t);
         let now = run.variant_at(t);
         let mut tried = vec![now];
         if now != Variant::Fenced {

@@ -10,10 +10,10 @@
 
 use super::alike::{alike, in_window, shape};
 use super::numbers::{names_a_time, Renumbering};
-use super::premise::{first_write_at, signature, tone_of};
+use super::premise::{first_write_at, is_asked_kind, signature, tone_of, window_end};
 use super::{names_another_setting, Caption, Lesson, Source, Tone};
 use crate::sim::event::{Event, EventKind};
-use crate::sim::scenario::{Beat, Variant};
+use crate::sim::scenario::Variant;
 use crate::sim::time::Ms;
 
 /// How far from the script's instant a beat's events may come for a caption that names a time
@@ -76,9 +76,7 @@ impl Lesson {
     fn fenced_caption_stands(&self, variant: Variant, index: usize) -> Option<&str> {
         let beats = &self.scenario.beats;
         let text = beats[index].captions.written_for(Variant::Fenced)?;
-        let window_end = beats
-            .get(index + 1)
-            .map_or(beats[index].at, |next| next.at - 1);
+        let window_end = window_end(beats, index);
         let premise = |v: Variant| signature(self.reference(v), &beats[index], window_end);
         (!names_another_setting(text, variant) && premise(variant) == premise(Variant::Fenced))
             .then_some(text)
@@ -156,14 +154,6 @@ impl Lesson {
         }
         Some((renumbering, drift))
     }
-}
-
-/// Whether `event` is of the kind a beat's question asks about: a write reaching the storage
-/// (for a write beat, the beat client's own, sent then).
-fn is_asked_kind(event: &Event, beat: &Beat) -> bool {
-    let client = beat.client();
-    matches!(&event.kind, EventKind::Write { client: c, sent_at, .. }
-        if client.is_none_or(|b| b == *c) && (client.is_none() || sent_at.is_none()))
 }
 
 /// Whether two writes (as [`shape`]s) are the same client's, of the same value to the same

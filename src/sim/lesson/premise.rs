@@ -19,12 +19,25 @@ pub(super) fn latest_instant(events: &[Event], from: Ms, to: Ms) -> Option<Ms> {
 /// The write a beat's question is about: the beat client's write at the beat's instant (a write
 /// beat), or the first write reaching the storage then (a narration beat).
 pub(super) fn first_write_at<'a>(events: &'a [Event], beat: &Beat) -> Option<&'a Event> {
+    events
+        .iter()
+        .find(|e| e.t == beat.at && is_asked_kind(e, beat))
+}
+
+/// Whether `event` is of the kind a beat's question asks about: a write reaching the storage
+/// (for a write beat, the beat client's own, sent then).
+pub(super) fn is_asked_kind(event: &Event, beat: &Beat) -> bool {
     let client = beat.client();
-    events.iter().find(|e| {
-        e.t == beat.at
-            && matches!(&e.kind, EventKind::Write { client: c, sent_at, .. }
-                if client.is_none_or(|b| b == *c) && (client.is_none() || sent_at.is_none()))
-    })
+    matches!(&event.kind, EventKind::Write { client: c, sent_at, .. }
+        if client.is_none_or(|b| b == *c) && (client.is_none() || sent_at.is_none()))
+}
+
+/// The last instant of beat `index`'s window as a caption is judged: the next beat's instant
+/// less 1 ms, or, for the last beat, its own instant.
+pub(super) fn window_end(beats: &[Beat], index: usize) -> Ms {
+    beats
+        .get(index + 1)
+        .map_or(beats[index].at, |next| next.at - 1)
 }
 
 /// What a beat's caption depends on, up to `upto`: the events of its window, and the earlier
