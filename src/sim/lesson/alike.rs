@@ -64,21 +64,36 @@ pub fn awaits_expiry(events: &[Event], upto: Ms, now: Ms) -> bool {
         .any(|&(_, end)| end <= upto && now <= end + LATE_EXPIRY)
 }
 
-/// The events of one beat's window (`None`: before the first beat) up to `upto`, by the
-/// instants they stand at.
-pub(super) fn in_window<'a>(
-    scenario: &Scenario,
-    events: &'a [Event],
-    window: Option<usize>,
-    upto: Ms,
-) -> Vec<&'a Event> {
-    let instants = instants(events);
-    events
-        .iter()
-        .zip(instants)
-        .filter(|(_, at)| *at <= upto && scenario.beat_at(*at) == window)
-        .map(|(e, _)| e)
-        .collect()
+/// A run's events with the instants they stand at in the script, worked out once for every
+/// window asked of it.
+pub(super) struct Placed<'a> {
+    pub(super) events: &'a [Event],
+    instants: Vec<Ms>,
+}
+
+impl<'a> Placed<'a> {
+    pub(super) fn new(events: &'a [Event]) -> Placed<'a> {
+        Placed {
+            events,
+            instants: instants(events),
+        }
+    }
+
+    /// The events of one beat's window (`None`: before the first beat) up to `upto`, by the
+    /// instants they stand at.
+    pub(super) fn window(
+        &self,
+        scenario: &Scenario,
+        window: Option<usize>,
+        upto: Ms,
+    ) -> Vec<&'a Event> {
+        self.events
+            .iter()
+            .zip(&self.instants)
+            .filter(|(_, &at)| at <= upto && scenario.beat_at(at) == window)
+            .map(|(e, _)| e)
+            .collect()
+    }
 }
 
 /// Whether `ours` holds the events `theirs` does, renumbered, in any order (things that happen

@@ -8,7 +8,7 @@
 //! caption is told only if every window up to its beat's is the reference's, with the run's
 //! numbers in it, and, if it names a time, only if its beat's events came on time.
 
-use super::alike::{alike, in_window, shape};
+use super::alike::{alike, shape, Placed};
 use super::numbers::{names_a_time, Renumbering};
 use super::premise::{first_write_at, is_asked_kind, signature, tone_of, window_end};
 use super::{names_another_setting, Caption, Lesson, Source, Tone};
@@ -47,7 +47,7 @@ impl Lesson {
     ) -> Result<Caption, Untold> {
         let beat = self.scenario.beats.get(index).ok_or(Untold::NoSentence)?;
         let (renumbering, drift) = self
-            .played_alike(run, variant, index, upto)
+            .played_alike(&Placed::new(run), variant, index, upto)
             .ok_or(Untold::PlayedOtherwise)?;
         let text = match beat.captions.written_for(variant) {
             Some(text) => text,
@@ -96,7 +96,8 @@ impl Lesson {
         let beat = &self.scenario.beats[index];
         let asked = beat.ask.as_ref()?;
         let scenario = &self.scenario;
-        let so_far = in_window(scenario, run, Some(index), write.t);
+        let run = Placed::new(run);
+        let so_far = run.window(scenario, Some(index), write.t);
         // Only the first such write of the beat's window is the one asked about.
         let first = so_far
             .iter()
@@ -108,7 +109,7 @@ impl Lesson {
         }
         let reference = self.reference(variant);
         let (renumbering, _) = self.played_alike(
-            run,
+            &run,
             variant,
             index.checked_sub(1),
             beat.at.saturating_sub(1),
@@ -116,7 +117,7 @@ impl Lesson {
         let expected = first_write_at(reference, beat)?;
         // What came before the write in its own window must be the reference's too.
         let before = &reference[..reference.iter().position(|e| std::ptr::eq(e, expected))?];
-        let before_theirs = in_window(scenario, before, Some(index), beat.at);
+        let before_theirs = Placed::new(before).window(scenario, Some(index), beat.at);
         alike(&before_theirs, &so_far, &renumbering)?;
         let expected = shape(&expected.kind, &|token| renumbering.of(token))?;
         if !same_writer(&expected, &shape(&write.kind, &Some)?) {
@@ -135,21 +136,21 @@ impl Lesson {
     /// last window's events came.
     fn played_alike(
         &self,
-        run: &[Event],
+        run: &Placed<'_>,
         variant: Variant,
         through: impl Into<Option<usize>>,
         upto: Ms,
     ) -> Option<(Renumbering, Ms)> {
-        let reference = self.reference(variant);
-        let renumbering = Renumbering::between(reference, run);
+        let reference = Placed::new(self.reference(variant));
+        let renumbering = Renumbering::between(reference.events, run.events);
         let scenario = &self.scenario;
         let last = through.into().map_or(0, |i| i + 1);
         // Events before the first beat count as a window of their own.
         let windows = std::iter::once(None).chain((0..last).map(Some));
         let mut drift = 0;
         for window in windows {
-            let theirs = in_window(scenario, reference, window, upto);
-            let ours = in_window(scenario, run, window, upto);
+            let theirs = reference.window(scenario, window, upto);
+            let ours = run.window(scenario, window, upto);
             drift = alike(&theirs, &ours, &renumbering)?;
         }
         Some((renumbering, drift))
