@@ -83,7 +83,11 @@ impl Cluster {
             .collect();
         let mut cluster = Cluster { members, _dir: dir };
         let deadline = Instant::now() + Duration::from_secs(30);
-        while cluster.leader().is_none() || cluster.answering() < size {
+        loop {
+            let statuses = cluster.statuses();
+            if cluster.leader_by(&statuses).is_some() && statuses.len() == size {
+                break;
+            }
             // A member that could not start (its port taken meanwhile) is never waited for.
             for (child, _) in &mut cluster.members {
                 if child.try_wait().unwrap().is_some() {
@@ -136,14 +140,14 @@ impl Cluster {
         }
     }
 
-    fn answering(&self) -> usize {
-        self.statuses().len()
+    /// The index of the member that leads, by etcdctl.
+    fn leader(&self) -> Option<usize> {
+        self.leader_by(&self.statuses())
     }
 
-    /// The index of the member that leads, by etcdctl: found by its endpoint, since a member
+    /// The index of the member that leads by `statuses`: found by its endpoint, since a member
     /// that does not answer is missing from etcdctl's list.
-    fn leader(&self) -> Option<usize> {
-        let statuses = self.statuses();
+    fn leader_by(&self, statuses: &[Value]) -> Option<usize> {
         let leads = statuses.iter().find(|s| {
             s["Status"]["leader"].is_u64()
                 && s["Status"]["leader"] == s["Status"]["header"]["member_id"]

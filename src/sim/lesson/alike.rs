@@ -227,19 +227,24 @@ mod tests {
         )
     }
 
+    fn renew(t: Ms, token: u64, ends: f64) -> Event {
+        let (client, lock) = (ClientId::ALL[0], LockId(0));
+        at(
+            t,
+            EventKind::Renew {
+                client,
+                lock,
+                token,
+                expires_at: ends,
+            },
+        )
+    }
+
     /// An expiry seen up to a second after the end its grant or last renewal planned stands at
     /// that end; one seen later, or before it, stands at its own time.
     #[test]
     fn a_late_expiry_stands_at_the_end_its_lease_planned() {
-        let renew = at(
-            3_000,
-            EventKind::Renew {
-                client: ClientId::ALL[0],
-                lock: LockId(0),
-                token: 5,
-                expires_at: 8.001,
-            },
-        );
+        let renew = renew(3_000, 5, 8.001);
         let cases = [
             (vec![grant(3, 5, 5.003), expire(5_502, 5)], 5_003),
             (vec![grant(3, 5, 5.003), expire(6_003, 5)], 5_003),
@@ -267,15 +272,7 @@ mod tests {
         );
         // A renewal's end replaces the grant's; another lease's end is its own.
         let mut renewed = granted.clone();
-        renewed.push(at(
-            3_000,
-            EventKind::Renew {
-                client: ClientId::ALL[0],
-                lock: LockId(0),
-                token: 5,
-                expires_at: 8.001,
-            },
-        ));
+        renewed.push(renew(3_000, 5, 8.001));
         assert!(!awaits_expiry(&renewed, 5_499, 5_500));
         renewed.push(grant(3_100, 6, 5.2));
         assert!(awaits_expiry(&renewed, 5_499, 5_500));
