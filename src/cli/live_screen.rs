@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::live::counts;
 use super::Failure;
 use crate::live::{self, Fault, Said, Settings, Start};
-use crate::sim::board::Board;
+use crate::sim::board::{About, Board};
 use crate::sim::text::printable;
 use crate::sim::time::fmt_seconds;
 use crate::sim::{Ms, Scenario, Setup};
@@ -33,7 +33,7 @@ pub(super) fn run_tui(settings: &Settings) -> Result<ExitCode, Failure> {
                     Said::Start(start) => {
                         b.end = start.end;
                         b.ttl = Some(start.ttl_granted.max(0) as Ms * 1000);
-                        b.about = about_lines(&start);
+                        b.about = Some(about(&start));
                     }
                     Said::Event { event, .. } => b.apply(event),
                     Said::Storage(rows) => b.set_storage(rows),
@@ -125,19 +125,22 @@ fn capitalized(text: &str) -> String {
     }
 }
 
-/// What the UI's header says of where the run happens: "etcd 3.4.23 at 127.0.0.1:2379" (the
-/// lesson's own) or "etcd at 127.0.0.1:23791 +2" (the first endpoint, and how many more), and
-/// the short form for a header with less room, "etcd 127.0.0.1:23791".
-fn about_lines(start: &Start) -> Vec<String> {
+/// Where the run happens, as the UI's header says it: "etcd 3.4.23 at 127.0.0.1:2379" (the
+/// lesson's own) or "etcd at 127.0.0.1:23791 +2" (the first endpoint, and how many more); short,
+/// "etcd 127.0.0.1:23791".
+fn about(start: &Start) -> About {
     let first = start.endpoints.first().map_or("", String::as_str);
     let first = first.strip_prefix("http://").unwrap_or(first);
     let more = match start.endpoints.len() {
         0 | 1 => String::new(),
         n => format!(" +{}", n - 1),
     };
-    let etcd = match &start.private {
+    let long = match &start.private {
         Some(p) => format!("etcd {} at {first}", p.version),
         None => format!("etcd at {first}{more}"),
     };
-    vec![etcd, format!("etcd {first}")]
+    About {
+        long,
+        short: format!("etcd {first}"),
+    }
 }

@@ -34,8 +34,8 @@ pub struct Board {
     fencing: bool,
     stats: Stats,
     now: Ms,
-    /// What the header says of where the run happens: a long form, then a short one.
-    pub about: Vec<String>,
+    /// What the header says of where the run happens, once etcd is there.
+    pub about: Option<About>,
     /// How the run ended, once it has.
     pub ended: Option<String>,
     /// The last thing the real system did that the lesson did not plan, and when (a live run's
@@ -45,6 +45,14 @@ pub struct Board {
     pub end: Ms,
     /// The TTL the real system grants a lease, in ms, once known.
     pub ttl: Option<Ms>,
+}
+
+/// Where a live run happens, as the header says it: "etcd at 127.0.0.1:23791 +2", and the
+/// short form for a header with less room, "etcd 127.0.0.1:23791".
+#[derive(Clone, Debug)]
+pub struct About {
+    pub long: String,
+    pub short: String,
 }
 
 impl Board {
@@ -60,7 +68,7 @@ impl Board {
             storage: Vec::new(),
             stats: Stats::default(),
             now: 0,
-            about: Vec::new(),
+            about: None,
             ended: None,
             news: None,
             end: setup.scenario.end,

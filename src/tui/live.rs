@@ -145,11 +145,12 @@ fn live_vocab(board: &Board) -> Vocab {
 }
 
 fn header(board: &Board) -> HeaderData {
-    // The board's first two lines about the run: the header's progress, long and short.
-    let about = |i: usize, before: &str| match (&board.ended, board.about.get(i)) {
-        (Some(_), _) => "lesson over".to_owned(),
-        (None, Some(line)) => line.clone(),
-        (None, None) => before.to_owned(),
+    // Where the run happens, long and short; after the end, nowhere: the lesson's own etcd is
+    // stopped by then.
+    let (progress, short_progress) = match (&board.ended, &board.about) {
+        (Some(_), _) => ("lesson over".to_owned(), "lesson over".to_owned()),
+        (None, Some(about)) => (about.long.clone(), about.short.clone()),
+        (None, None) => ("starting etcd".to_owned(), "etcd".to_owned()),
     };
     let scenario = &board.setup().scenario;
     let fencing = if board.fencing() {
@@ -184,9 +185,8 @@ fn header(board: &Board) -> HeaderData {
         name: scenario.name.clone(),
         title: scenario.title.clone(),
         short_title: scenario.short_title.clone(),
-        // After the end, no endpoint: the lesson's own etcd is stopped by then.
-        progress: about(0, "starting etcd"),
-        short_progress: about(1, "etcd"),
+        progress,
+        short_progress,
     }
 }
 

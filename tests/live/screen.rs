@@ -1,7 +1,7 @@
 //! The live screen (`live --tui`) drawn from a board filled by hand: the lesson's screen in
 //! etcd's words, and etcd's truth where it departs from the plan.
 
-use fencing_lab::sim::board::{Board, StoredRow};
+use fencing_lab::sim::board::{About, Board, StoredRow};
 use fencing_lab::sim::{ClientId, Event, EventKind, LockId, Scenario, Setup};
 use fencing_lab::{FenceCheck, Verdict};
 
@@ -95,10 +95,10 @@ fn the_live_screen_shows_etcd_s_truth_and_etcd_s_revisions() {
     let scenario = std::sync::Arc::new(Scenario::built_in("gc-pause").unwrap());
     let mut board = Board::new(Setup::new(scenario));
     board.ttl = Some(10_000);
-    board.about = vec![
-        "etcd at 127.0.0.1:23791 +2".into(),
-        "etcd 127.0.0.1:23791".into(),
-    ];
+    board.about = Some(About {
+        long: "etcd at 127.0.0.1:23791 +2".into(),
+        short: "etcd 127.0.0.1:23791".into(),
+    });
     let (c1, lock) = (ClientId::ALL[0], LockId::FIRST);
     board.apply(Event {
         t: 4,
@@ -163,10 +163,10 @@ fn the_live_header_cuts_no_title_at_80_columns() {
         let name = scenario.name.clone();
         let titles = [scenario.title.clone(), scenario.short_title.clone()];
         let mut board = Board::new(Setup::new(std::sync::Arc::new(scenario.clone())));
-        board.about = vec![
-            "etcd at 127.0.0.1:23791 +2".into(),
-            "etcd 127.0.0.1:23791".into(),
-        ];
+        board.about = Some(About {
+            long: "etcd at 127.0.0.1:23791 +2".into(),
+            short: "etcd 127.0.0.1:23791".into(),
+        });
         board.tick(1_000);
         let screen = fencing_lab::tui::live_text(&board, 80, 24);
         let header = screen.lines().nth(1).unwrap();
